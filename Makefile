@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# inotify by file descriptor: build the patched kernel, the library, the
+# examples and the tests; boot the kernel under QEMU.  `make help` lists
+# the targets.
+
+CACHE   ?= $(HOME)/.cache/inotify-fd
+KTAR    ?= /usr/src/linux-source-6.1.tar.xz
+DEBUG   ?= 0
+JOBS    ?= $(shell nproc)
+CC      ?= cc
+B       := $(CURDIR)/build
+
+ifeq ($(DEBUG),1)
+VARIANT   := debug
+FRAGMENTS := kconfig/guest.config kconfig/debug.config
+QEMU_MEM  ?= 2G
+QEMU_TIMEOUT ?= 3600
+else
+VARIANT   := default
+FRAGMENTS := kconfig/guest.config
+QEMU_MEM  ?= 512M
+QEMU_TIMEOUT ?= 1200
+endif
+export QEMU_MEM QEMU_TIMEOUT
+
+KSRC    := $(CACHE)/linux
+KBUILD  := $(CACHE)/build-$(VARIANT)
+BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
+STAMP   := $(KSRC)/.series-stamp
+GB      := $(B)/guest-$(VARIANT)
+INITRD  := $(GB)/initramfs.cpio
+
+GUEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		-I$(CURDIR)/include-uapi -I$(CURDIR)/libinotify/include
+KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_test.c
+
+DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
+	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
+	inotify-tools e2fsprogs pkg-config perl python3 git rsync
+
+.PHONY: all help deps need kernel tree initramfs qemu shell check unit \
+	guest-check guest-test uapi-check checkpatch lib examples clean \
+	distclean FORCE
+
+all: lib examples kernel initramfs
+
+help:
+	@echo "make deps        install the Debian packages this needs (as root)"
+	@echo "make qemu        build what is missing, boot the patched kernel, run the watch-fd demo"
+	@echo "make check       host unit tests + the whole guest suite (the test command)"
+	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
+	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
+	@echo "make unit        host unit tests only"
+	@echo "make kernel      patched bzImage only"
+	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
+	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
+	@echo "CACHE=$(CACHE)  (kernel tree and builds, outside the repo)"
+
+# ---------------------------------------------------------------- deps
+deps:
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "make deps: run as root (apt-get install)"; exit 1; fi
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEB_PACKAGES)
+
+# Stop early, naming what is missing; as root, install it.
+need:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "missing packages: $$missing; running make deps"; \
+			$(MAKE) --no-print-directory deps || exit 1; \
+		else \
+			echo "missing Debian packages: $$missing"; \
+			echo "run 'sudo make deps' first"; exit 1; \
+		fi; \
+	fi
+
+# ---------------------------------------------------------------- kernel
+# The tree follows patches/series; the stamp changes only when it does.
+$(STAMP): FORCE | need
+	@scripts/kernel-tree.sh $(KTAR) $(KSRC) patches
+
+tree: $(STAMP)
+
+$(KBUILD)/.config: $(STAMP) $(FRAGMENTS) scripts/kernel-config.sh
+	@mkdir -p $(KBUILD)
+	@scripts/kernel-config.sh $(KSRC) $(KBUILD) $(addprefix $(CURDIR)/,$(FRAGMENTS))
+	@touch $@
+
+$(BZIMAGE): $(KBUILD)/.config $(STAMP)
+	@echo "kernel: building $(VARIANT) bzImage in $(KBUILD)"
+	@$(MAKE) -s -C $(KSRC) O=$(KBUILD) ARCH=x86_64 -j$(JOBS) bzImage
+	@touch $@
+
+kernel: $(BZIMAGE)
+
+# ---------------------------------------------------------------- userspace
+lib:
+	@$(MAKE) -s -C libinotify
+
+examples: lib
+	@$(MAKE) -s -C examples STATIC=1
+
+unit: lib
+	@$(MAKE) -s -C tests/unit check
+
+EXAMPLES   := watch-fd epoll-watch
+GUEST_C    := $(wildcard tests/guest/*.c)
+GUEST_SH   := $(wildcard tests/guest/*.sh)
+GUEST_BINS := $(patsubst tests/guest/%.c,$(GB)/root/tests/%,$(GUEST_C))
+
+$(GB)/root/tests/lib_%: tests/guest/lib_%.c libinotify/libinofd.a
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
+
+$(GB)/root/tests/%: tests/guest/%.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) $< -o $@ -lpthread
+
+$(GB)/tools/%: tests/guest/tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) $< -o $@
+
+libinotify/libinofd.a: lib
+
+# The kselftest comes from the patched tree, built against the repo's
+# copy of the uapi header (checked identical by uapi-check).
+$(GB)/root/tests/inotify_fd_test: $(STAMP)
+	@mkdir -p $(@D)
+	@if [ -f $(KSELFTEST_SRC) ]; then \
+		echo "  CC  kselftest inotify_fd_test"; \
+		$(CC) -static -O2 -Wall -I$(CURDIR)/include-uapi \
+			-I$(KSRC)/tools/testing/selftests $(KSELFTEST_SRC) -o $@ -lpthread; \
+	else rm -f $@; fi
+
+initramfs: $(INITRD)
+
+$(INITRD): $(GUEST_BINS) $(GUEST_SH) $(GB)/root/tests/inotify_fd_test \
+		$(GB)/tools/qemu-exit $(GB)/tools/runas tests/guest/tests.list \
+		scripts/mk-initramfs.sh examples FORCE
+	@rm -rf $(GB)/stage && mkdir -p $(GB)/stage/bin $(GB)/stage/tests
+	@cp tests/guest/init.sh $(GB)/stage/init
+	@cp tests/guest/demo.sh $(GB)/stage/demo.sh
+	@cp $(GB)/tools/qemu-exit $(GB)/tools/runas $(GB)/stage/bin/
+	@cp $(addprefix examples/,$(EXAMPLES)) $(GB)/stage/bin/
+	@cp tests/guest/tests.list $(GB)/stage/tests/
+	@cp $(filter-out %/init.sh %/demo.sh,$(GUEST_SH)) $(GB)/stage/tests/ 2>/dev/null || true
+	@cp $(GB)/root/tests/* $(GB)/stage/tests/ 2>/dev/null || true
+	@scripts/mk-initramfs.sh $(GB)/stage $(INITRD).new
+	@if cmp -s $(INITRD).new $(INITRD); then rm $(INITRD).new; else mv $(INITRD).new $(INITRD); fi
+
+# ---------------------------------------------------------------- runs
+qemu: need kernel initramfs
+	@scripts/run-guest.sh demo $(BZIMAGE) $(INITRD) $(GB)/demo.log
+
+shell: need kernel initramfs
+	@scripts/run-guest.sh shell $(BZIMAGE) $(INITRD) /dev/null
+
+guest-check: need kernel initramfs
+	@scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/check.log
+
+guest-test: need kernel initramfs
+	@test -n "$(T)" || { echo "usage: make guest-test T=name[,name]"; exit 1; }
+	@scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/test.log inofd.tests=$(T)
+
+# The repo's uapi header must be what the series installs.
+uapi-check: $(STAMP)
+	@cmp include-uapi/linux/inotify.h $(KSRC)/include/uapi/linux/inotify.h && \
+		echo "uapi-check: include-uapi/linux/inotify.h matches the patched tree"
+
+checkpatch: $(STAMP)
+	@rc=0; for p in $$(grep -v '^#' patches/series); do \
+		echo "== $$p"; \
+		$(KSRC)/scripts/checkpatch.pl --strict --no-tree -q patches/$$p || rc=1; \
+	done; exit $$rc
+
+check: need unit uapi-check guest-check
+
+clean:
+	rm -rf $(B)
+	-$(MAKE) -s -C libinotify clean
+	-$(MAKE) -s -C examples clean
+	-$(MAKE) -s -C tests/unit clean
+
+distclean: clean
+	rm -rf $(CACHE)
+
+FORCE:

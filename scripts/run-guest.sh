@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the test guest under QEMU and judge the run.
+#
+#   run-guest.sh MODE BZIMAGE INITRD LOG [EXTRA KERNEL ARGS...]
+#
+# MODE is check, demo, bench or shell (see tests/guest/init.sh).  The run
+# passes only if the guest ended QEMU through isa-debug-exit with status 0
+# (QEMU exit code 1), the log holds no kernel warning, oops, BUG, KASAN,
+# UBSAN, lockdep or kmemleak report, and (check mode) every planned test
+# reported.  Environment: QEMU_TIMEOUT (seconds, default 1200), QEMU_MEM
+# (default 512M), QEMU_SMP (default 2), ACCEL (default tcg).
+set -uo pipefail
+
+mode=$1
+kernel=$2
+initrd=$3
+log=$4
+shift 4
+
+timeout_s=${QEMU_TIMEOUT:-1200}
+mem=${QEMU_MEM:-512M}
+smp=${QEMU_SMP:-2}
+accel=${ACCEL:-tcg}
+
+command -v qemu-system-x86_64 >/dev/null ||
+	{ echo "run-guest: qemu-system-x86_64 missing: run 'make deps' (package qemu-system-x86)"; exit 1; }
+
+# KVM exists on these machines but does not work; TCG unless asked.
+case "$accel" in
+tcg) accel_opt="-accel tcg,thread=multi" ;;
+*) accel_opt="-accel $accel" ;;
+esac
+
+append="console=ttyS0 panic=-1 inofd.mode=$mode $*"
+
+qemu=(qemu-system-x86_64 -M pc $accel_opt -smp "$smp" -m "$mem"
+	-nographic -no-reboot -nodefaults -serial stdio
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04
+	-kernel "$kernel" -initrd "$initrd" -append "$append")
+
+if [ "$mode" = shell ]; then
+	exec "${qemu[@]}"
+fi
+
+mkdir -p "$(dirname "$log")"
+start=$(date +%s.%N)
+# Everything goes to the log; the terminal sees the guest's own output
+# (from its start marker on) and any kernel report at any time.
+timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
+	tr -d '\r' | tee "$log" |
+	awk -v bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked' '
+		/^=== inofd / { on = 1 }
+		on || $0 ~ bad { print; fflush() }'
+rc=${PIPESTATUS[0]}
+end=$(date +%s.%N)
+
+bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:.*suspected|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked'
+fail=0
+why=()
+case "$rc" in
+1) ;;
+3) why+=("the guest reported failure"); fail=1 ;;
+124|137) why+=("QEMU timed out after ${timeout_s}s"); fail=1 ;;
+0) why+=("the guest powered off without reporting (kernel panic?)"); fail=1 ;;
+*) why+=("QEMU exited with status $rc"); fail=1 ;;
+esac
+if grep -Eq "$bad" "$log"; then
+	why+=("the kernel log holds a warning or error report")
+	fail=1
+fi
+
+secs=$(awk "BEGIN { printf \"%.1f\", $end - $start }")
+boot=$(grep -m1 -o '^\[ *[0-9.]*\] Run /init' "$log" | grep -o '[0-9.]*' | head -1)
+echo "run-guest: $mode run took ${secs}s (kernel reached /init at ${boot:-?}s guest time); log: $log"
+
+if [ "$mode" = check ]; then
+	plan=$(grep -m1 -E '^1\.\.[0-9]+$' "$log" | cut -d. -f3)
+	npass=$(grep -cE '^ok [0-9]+ ' "$log" | tr -d ' ')
+	nskip=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log" | tr -d ' ')
+	nfail=$(grep -cE '^not ok [0-9]+ ' "$log" | tr -d ' ')
+	npass=$((npass - nskip))
+	if [ -z "$plan" ]; then
+		why+=("the guest printed no test plan")
+		fail=1
+	elif [ $((npass + nskip + nfail)) != "$plan" ]; then
+		why+=("planned $plan tests, $((npass + nskip + nfail)) reported")
+		nfail=$((nfail + plan - npass - nskip - nfail))
+		fail=1
+	fi
+	[ "$fail" = 1 ] && [ "$nfail" = 0 ] && nfail=1
+	for w in "${why[@]}"; do echo "run-guest: FAIL: $w"; done
+	echo "guest: $npass passed, $nfail failed, $nskip skipped"
+else
+	for w in "${why[@]}"; do echo "run-guest: FAIL: $w"; done
+	[ "$fail" = 0 ] && echo "run-guest: $mode passed"
+fi
+exit "$fail"

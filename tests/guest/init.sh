@@ -1,0 +1,168 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test guest (busybox sh).  The kernel command line selects
+# what it does:
+#   inofd.mode=check   run /tests/tests.list (or inofd.tests=a,b,c), TAP out
+#   inofd.mode=demo    run /demo.sh, the examples/watch-fd story
+#   inofd.mode=shell   an interactive shell on the serial console
+#   inofd.mode=bench   run /bench/run.sh if present
+# It ends QEMU through the isa-debug-exit device: 0 = pass, 1 = fail.
+
+PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export PATH
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p /dev/pts
+[ -d /sys/kernel/debug ] && mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ln -s /proc/self/fd /dev/fd 2>/dev/null
+hostname guest
+
+mode=check
+only=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	inofd.mode=*) mode=${arg#inofd.mode=} ;;
+	inofd.tests=*) only=${arg#inofd.tests=} ;;
+	esac
+done
+
+finish() {
+	sync
+	/bin/qemu-exit "$1"
+	# not reached when the device is present
+	poweroff -f
+}
+
+# Kernel reports that fail the run whatever the tests say.
+BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:.*suspected|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|Call Trace:'
+
+# The patched kernel is what this guest exists for: tests must not skip
+# the kernel feature here.
+export REQUIRE_INOTIFY_WATCH=1
+
+case "$mode" in
+shell)
+	echo "inofd: interactive shell; 'exit' powers the guest off"
+	setsid cttyhack sh -l
+	finish 0
+	;;
+demo)
+	echo "=== inofd demo ==="
+	/demo.sh
+	rc=$?
+	if dmesg | grep -Eq "$BAD"; then
+		echo "inofd: kernel reported a problem during the demo:"
+		dmesg | grep -E "$BAD"
+		rc=1
+	fi
+	echo "=== inofd demo exit $rc ==="
+	[ $rc = 0 ] && finish 0
+	finish 1
+	;;
+bench)
+	echo "=== inofd bench ==="
+	if [ -x /bench/run.sh ]; then
+		/bench/run.sh
+		rc=$?
+	else
+		echo "inofd: no benchmarks in this initramfs"
+		rc=1
+	fi
+	echo "=== inofd bench exit $rc ==="
+	[ $rc = 0 ] && finish 0
+	finish 1
+	;;
+esac
+
+# mode=check
+echo "=== inofd tests ==="
+dmesg -c >/dev/null
+kmemleak=/sys/kernel/debug/kmemleak
+[ -e $kmemleak ] && echo clear > $kmemleak
+
+# Expand the list into one line a run: NAME USER TIMEOUT CMD...
+runs=/tmp/.runs
+: > $runs
+while read -r name user tmo cmd; do
+	case "$name" in ''|'#'*) continue ;; esac
+	if [ -n "$only" ]; then
+		case ",$only," in *",$name,"*) ;; *) continue ;; esac
+	fi
+	case "$user" in
+	both) echo "$name root $tmo $cmd" >> $runs
+	      echo "$name user $tmo $cmd" >> $runs ;;
+	root|user) echo "$name $user $tmo $cmd" >> $runs ;;
+	*) echo "$name badlist $tmo $cmd" >> $runs ;;
+	esac
+done < /tests/tests.list
+
+total=$(wc -l < $runs)
+echo "TAP version 13"
+echo "1..$total"
+n=0
+pass=0
+fail=0
+skip=0
+while read -r name user tmo cmd; do
+	n=$((n + 1))
+	desc="$name ($user)"
+	if [ "$user" = badlist ]; then
+		echo "not ok $n - $name # bad user field in tests.list"
+		fail=$((fail + 1))
+		continue
+	fi
+	dir=/tmp/run.$n
+	mkdir -p $dir
+	chmod 1777 $dir
+	out=/tmp/out.$n
+	start=$(cut -d' ' -f1 /proc/uptime)
+	if [ "$user" = user ]; then
+		(cd $dir && HOME=$dir TMPDIR=$dir timeout "$tmo" \
+			/bin/runas 65534 65534 $cmd) > $out 2>&1 < /dev/null
+	else
+		(cd $dir && HOME=$dir TMPDIR=$dir timeout "$tmo" $cmd) \
+			> $out 2>&1 < /dev/null
+	fi
+	rc=$?
+	end=$(cut -d' ' -f1 /proc/uptime)
+	sed 's/^/# /' $out
+	if [ -e $kmemleak ]; then
+		echo scan > $kmemleak
+		cat $kmemleak > /tmp/leaks.$n
+		[ -s /tmp/leaks.$n ] && echo "kmemleak: suspected leaks" >> /tmp/leaks.$n
+		cat /tmp/leaks.$n
+		echo clear > $kmemleak
+	fi
+	dmesg -c > /tmp/dmesg.$n
+	[ -e /tmp/leaks.$n ] && cat /tmp/leaks.$n >> /tmp/dmesg.$n
+	why=
+	if grep -Eq "$BAD" /tmp/dmesg.$n; then
+		why="kernel reported a problem"
+		grep -E "$BAD" /tmp/dmesg.$n | sed 's/^/# dmesg: /'
+	elif [ $rc = 4 ]; then
+		echo "ok $n - $desc # SKIP"
+		skip=$((skip + 1))
+		continue
+	elif [ $rc = 143 ] || [ $rc = 124 ]; then
+		why="timed out after ${tmo}s"
+	elif [ $rc != 0 ]; then
+		why="exit status $rc"
+	fi
+	secs=$(awk "BEGIN { printf \"%.2f\", $end - $start }")
+	if [ -z "$why" ]; then
+		echo "ok $n - $desc # ${secs}s"
+		pass=$((pass + 1))
+	else
+		echo "not ok $n - $desc # $why"
+		fail=$((fail + 1))
+	fi
+	rm -rf $dir
+done < $runs
+
+echo "# guest: $pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ] && [ $n = $total ] && [ $total -gt 0 ] && finish 0
+finish 1
