@@ -33,7 +33,7 @@ tcg) accel_opt="-accel tcg,thread=multi" ;;
 *) accel_opt="-accel $accel" ;;
 esac
 
-append="console=ttyS0 panic=-1 inofd.mode=$mode $*"
+append="console=ttyS0 loglevel=5 panic=-1 inofd.mode=$mode $*"
 
 qemu=(qemu-system-x86_64 -M pc $accel_opt -smp "$smp" -m "$mem"
 	-nographic -no-reboot -nodefaults -serial stdio
@@ -51,6 +51,7 @@ start=$(date +%s.%N)
 timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
 	tr -d '\r' | tee "$log" |
 	awk -v bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked' '
+		/inofd: guest userspace up/ { sub(/.*inofd: guest/, "inofd: guest"); on = 1 }
 		/^=== inofd / { on = 1 }
 		on || $0 ~ bad { print; fflush() }'
 rc=${PIPESTATUS[0]}
@@ -72,8 +73,8 @@ if grep -Eq "$bad" "$log"; then
 fi
 
 secs=$(awk "BEGIN { printf \"%.1f\", $end - $start }")
-boot=$(grep -m1 -o '^\[ *[0-9.]*\] Run /init' "$log" | grep -o '[0-9.]*' | head -1)
-echo "run-guest: $mode run took ${secs}s (kernel reached /init at ${boot:-?}s guest time); log: $log"
+boot=$(sed -n 's/.*inofd: guest userspace up at \([0-9.]*\)s$/\1/p' "$log" | head -1)
+echo "run-guest: $mode run took ${secs}s wall clock (guest userspace up at ${boot:-?}s guest uptime); log: $log"
 
 if [ "$mode" = check ]; then
 	plan=$(grep -m1 -E '^1\.\.[0-9]+$' "$log" | cut -d. -f3)

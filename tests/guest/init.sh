@@ -20,6 +20,7 @@ mkdir -p /dev/pts
 [ -d /sys/kernel/debug ] && mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 ln -s /proc/self/fd /dev/fd 2>/dev/null
 hostname guest
+echo "inofd: guest userspace up at $(cut -d' ' -f1 /proc/uptime)s"
 
 mode=check
 only=
