@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fd_badinput: every bad input of INOTIFY_WATCH, INOTIFY_IGNORE and
+ * /dev/inotify, with the errno it must give, one line per row; and the
+ * stock inotify system calls and ioctls, which must behave as before.
+ *
+ * Exit 0 when every row passed, 1 when one failed, 4 (skip) when the
+ * kernel has no INOTIFY_WATCH, unless REQUIRE_INOTIFY_WATCH=1 is set in
+ * the environment, in which case its absence fails the run.
+ *
+ * <linux/inotify.h> is the project's copy (-I include-uapi); glibc's
+ * <sys/inotify.h> cannot be included with it, so the inotify system calls
+ * are made with syscall(2).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+/*
+ * <linux/inotify.h> includes <linux/fcntl.h>, whose struct flock clashes
+ * with glibc's <fcntl.h>; glibc has the O_* constants it needs.
+ */
+#define _LINUX_FCNTL_H
+#include <linux/inotify.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int failed, passed, skipped;
+static int is_root;
+static char dir[256];
+static char file_rw[300], file_000[300], file_200[300];
+
+static int sys_init1(int flags)
+{
+	return syscall(SYS_inotify_init1, flags);
+}
+
+static int sys_add(int ifd, const char *path, unsigned int mask)
+{
+	return syscall(SYS_inotify_add_watch, ifd, path, mask);
+}
+
+static int sys_rm(int ifd, int wd)
+{
+	return syscall(SYS_inotify_rm_watch, ifd, wd);
+}
+
+/* the result of a call as one number: >= 0 on success, -errno on error */
+static int res(long ret)
+{
+	return ret < 0 ? -errno : (int)ret;
+}
+
+static const char *ename(int e)
+{
+	static char buf[32];
+
+	switch (e) {
+	case 0: return "success";
+	case EBADF: return "EBADF";
+	case EINVAL: return "EINVAL";
+	case EFAULT: return "EFAULT";
+	case ENOTDIR: return "ENOTDIR";
+	case EACCES: return "EACCES";
+	case EEXIST: return "EEXIST";
+	case ENOSPC: return "ENOSPC";
+	case EMFILE: return "EMFILE";
+	case ENOENT: return "ENOENT";
+	case ENOTTY: return "ENOTTY";
+	case EAGAIN: return "EAGAIN";
+	case ESPIPE: return "ESPIPE";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", e);
+	return buf;
+}
+
+/*
+ * Report one row.  @expect is an errno, or 0 for success (any result
+ * >= 0); @got is what res() returned.
+ */
+static void row(const char *group, const char *name, int expect, int got)
+{
+	int ok = expect ? got == -expect : got >= 0;
+
+	printf("%-4s %-9s %-48s expected %-8s got %s\n", ok ? "ok" : "FAIL",
+	       group, name, ename(expect), ename(got < 0 ? -got : 0));
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+static void skip_row(const char *group, const char *name, const char *why)
+{
+	printf("%-4s %-9s %-48s %s\n", "skip", group, name, why);
+	skipped++;
+}
+
+static void make_file(const char *path, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	if (fd >= 0)
+		close(fd);
+	chmod(path, mode);
+}
+
+/* ------------------------------------------------------------ INOTIFY_WATCH */
+
+enum fd_kind {
+	FD_DIR, FD_FILE, FD_OPATH_FILE, FD_OPATH_DIR, FD_NEG, FD_CLOSED,
+	FD_HUGE, FD_EVENTFD, FD_EPOLL, FD_TIMERFD, FD_SIGNALFD, FD_INOTIFY,
+	FD_SELF, FD_OPATH_000, FD_RDONLY_000, FD_WRONLY_200, FD_PIPE,
+	FD_SOCKET,
+};
+
+enum who { ANY, USER_ONLY };
+
+struct watch_row {
+	const char *name;
+	enum fd_kind fd;
+	unsigned int mask;
+	unsigned int flags;
+	int reserved;		/* 1-based index of a reserved word set to 1 */
+	int expect;		/* errno, or 0 for success */
+	enum who who;		/* USER_ONLY: root bypasses the check */
+};
+
+static const struct watch_row watch_rows[] = {
+	{ "negative fd", FD_NEG, IN_MODIFY, 0, 0, EBADF, ANY },
+	{ "closed fd", FD_CLOSED, IN_MODIFY, 0, 0, EBADF, ANY },
+	{ "fd INT_MAX", FD_HUGE, IN_MODIFY, 0, 0, EBADF, ANY },
+	{ "flags = 1", FD_DIR, IN_MODIFY, 1, 0, EINVAL, ANY },
+	{ "flags = 0x80000000", FD_DIR, IN_MODIFY, 0x80000000, 0, EINVAL, ANY },
+	{ "reserved[0] = 1", FD_DIR, IN_MODIFY, 0, 1, EINVAL, ANY },
+	{ "reserved[1] = 1", FD_DIR, IN_MODIFY, 0, 2, EINVAL, ANY },
+	{ "reserved[2] = 1", FD_DIR, IN_MODIFY, 0, 3, EINVAL, ANY },
+	{ "reserved[3] = 1", FD_DIR, IN_MODIFY, 0, 4, EINVAL, ANY },
+	{ "reserved[4] = 1", FD_DIR, IN_MODIFY, 0, 5, EINVAL, ANY },
+	{ "empty mask", FD_DIR, 0, 0, 0, EINVAL, ANY },
+	{ "flags but no event", FD_DIR, IN_ONLYDIR | IN_ONESHOT, 0, 0, EINVAL, ANY },
+	{ "unknown bit 0x1000", FD_DIR, IN_MODIFY | 0x1000, 0, 0, EINVAL, ANY },
+	{ "unknown bit 0x08000000", FD_DIR, IN_MODIFY | 0x08000000, 0, 0, EINVAL, ANY },
+	{ "unknown bit 0x00010000", FD_DIR, IN_MODIFY | 0x00010000, 0, 0, EINVAL, ANY },
+	{ "output bit IN_ISDIR", FD_DIR, IN_MODIFY | IN_ISDIR, 0, 0, EINVAL, ANY },
+	{ "output bit IN_UNMOUNT", FD_DIR, IN_MODIFY | IN_UNMOUNT, 0, 0, EINVAL, ANY },
+	{ "output bit IN_Q_OVERFLOW", FD_DIR, IN_MODIFY | IN_Q_OVERFLOW, 0, 0, EINVAL, ANY },
+	{ "output bit IN_IGNORED", FD_DIR, IN_MODIFY | IN_IGNORED, 0, 0, EINVAL, ANY },
+	{ "IN_MASK_ADD | IN_MASK_CREATE", FD_DIR,
+	  IN_MODIFY | IN_MASK_ADD | IN_MASK_CREATE, 0, 0, EINVAL, ANY },
+	{ "IN_ONLYDIR on a file", FD_FILE, IN_MODIFY | IN_ONLYDIR, 0, 0, ENOTDIR, ANY },
+	{ "IN_ONLYDIR on an O_PATH file", FD_OPATH_FILE, IN_MODIFY | IN_ONLYDIR,
+	  0, 0, ENOTDIR, ANY },
+	{ "eventfd (anon inode)", FD_EVENTFD, IN_ACCESS, 0, 0, EINVAL, ANY },
+	{ "epoll (anon inode)", FD_EPOLL, IN_ACCESS, 0, 0, EINVAL, ANY },
+	{ "timerfd (anon inode)", FD_TIMERFD, IN_ACCESS, 0, 0, EINVAL, ANY },
+	{ "signalfd (anon inode)", FD_SIGNALFD, IN_ACCESS, 0, 0, EINVAL, ANY },
+	{ "another inotify (anon inode)", FD_INOTIFY, IN_ACCESS, 0, 0, EINVAL, ANY },
+	{ "the instance itself (anon inode)", FD_SELF, IN_ACCESS, 0, 0, EINVAL, ANY },
+	{ "O_PATH to a mode 0000 file", FD_OPATH_000, IN_MODIFY, 0, 0, EACCES, USER_ONLY },
+	{ "O_WRONLY to a mode 0200 file", FD_WRONLY_200, IN_MODIFY, 0, 0, EACCES, USER_ONLY },
+	/* rows that must succeed, as a reference for the ones above */
+	{ "O_RDONLY file, mode 0000 since", FD_RDONLY_000, IN_MODIFY, 0, 0, 0, ANY },
+	{ "O_PATH directory", FD_OPATH_DIR, IN_CREATE | IN_ONLYDIR, 0, 0, 0, ANY },
+	{ "IN_DONT_FOLLOW on a file", FD_FILE, IN_MODIFY | IN_DONT_FOLLOW, 0, 0, 0, ANY },
+	{ "pipe", FD_PIPE, IN_MODIFY, 0, 0, 0, ANY },
+	{ "socket", FD_SOCKET, IN_MODIFY, 0, 0, 0, ANY },
+};
+
+/* make the descriptor a row asks for; *extra gets a second fd to close */
+static int make_fd(enum fd_kind kind, int ifd, int *extra)
+{
+	sigset_t set;
+	int fd, p[2];
+
+	*extra = -1;
+	switch (kind) {
+	case FD_DIR: return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	case FD_FILE: return open(file_rw, O_RDONLY | O_CLOEXEC);
+	case FD_OPATH_FILE: return open(file_rw, O_PATH | O_CLOEXEC);
+	case FD_OPATH_DIR: return open(dir, O_PATH | O_CLOEXEC);
+	case FD_NEG: return -1;
+	case FD_HUGE: return INT_MAX;
+	case FD_CLOSED:
+		fd = open(dir, O_PATH | O_CLOEXEC);
+		close(fd);
+		return fd;
+	case FD_EVENTFD: return eventfd(0, EFD_CLOEXEC);
+	case FD_EPOLL: return epoll_create1(EPOLL_CLOEXEC);
+	case FD_TIMERFD: return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	case FD_SIGNALFD:
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		return signalfd(-1, &set, SFD_CLOEXEC);
+	case FD_INOTIFY: return sys_init1(IN_CLOEXEC);
+	case FD_SELF: return ifd;
+	case FD_OPATH_000: return open(file_000, O_PATH | O_CLOEXEC);
+	case FD_RDONLY_000:
+		fd = open(file_rw, O_RDONLY | O_CLOEXEC);
+		chmod(file_rw, 0);
+		return fd;
+	case FD_WRONLY_200: return open(file_200, O_WRONLY | O_CLOEXEC);
+	case FD_PIPE:
+		if (pipe2(p, O_CLOEXEC))
+			return -2;
+		*extra = p[1];
+		return p[0];
+	case FD_SOCKET:
+		return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	}
+	return -2;
+}
+
+static void watch_table(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(watch_rows); i++) {
+		const struct watch_row *r = &watch_rows[i];
+		struct inotify_watch_args args = { 0 };
+		int ifd, fd, extra, got;
+
+		if (r->who == USER_ONLY && is_root) {
+			skip_row("WATCH", r->name, "(root bypasses the check)");
+			continue;
+		}
+		ifd = sys_init1(IN_CLOEXEC);
+		fd = make_fd(r->fd, ifd, &extra);
+		if (fd == -2 || (fd == -1 && r->fd != FD_NEG)) {
+			printf("FAIL WATCH     %-48s cannot set up: %s\n",
+			       r->name, strerror(errno));
+			failed++;
+			close(ifd);
+			continue;
+		}
+		args.fd = fd;
+		args.mask = r->mask;
+		args.flags = r->flags;
+		if (r->reserved)
+			args.reserved[r->reserved - 1] = 1;
+		got = res(ioctl(ifd, INOTIFY_WATCH, &args));
+		row("WATCH", r->name, r->expect, got);
+
+		if (r->fd == FD_RDONLY_000)
+			chmod(file_rw, 0644);
+		if (fd >= 0 && fd != INT_MAX && fd != ifd &&
+		    r->fd != FD_CLOSED)
+			close(fd);
+		if (extra >= 0)
+			close(extra);
+		close(ifd);
+	}
+}
+
+static void watch_misc(void)
+{
+	struct inotify_watch_args args = { .mask = IN_CREATE };
+	long pagesz = sysconf(_SC_PAGESIZE);
+	int ifd, fd;
+	char *page;
+
+	ifd = sys_init1(IN_CLOEXEC);
+
+	row("WATCH", "NULL argument", EFAULT,
+	    res(ioctl(ifd, INOTIFY_WATCH, NULL)));
+	row("WATCH", "argument pointer -1", EFAULT,
+	    res(ioctl(ifd, INOTIFY_WATCH, (void *)-1L)));
+	page = mmap(NULL, 2 * pagesz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page != MAP_FAILED) {
+		munmap(page + pagesz, pagesz);
+		row("WATCH", "argument crosses into an unmapped page", EFAULT,
+		    res(ioctl(ifd, INOTIFY_WATCH, page + pagesz - 8)));
+		munmap(page, pagesz);
+	}
+
+	/* IN_MASK_CREATE on an existing watch, by fd then by path */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	args.fd = fd;
+	args.mask = IN_CREATE | IN_MASK_CREATE;
+	row("WATCH", "IN_MASK_CREATE, new watch", 0,
+	    res(ioctl(ifd, INOTIFY_WATCH, &args)));
+	row("WATCH", "IN_MASK_CREATE, existing watch", EEXIST,
+	    res(ioctl(ifd, INOTIFY_WATCH, &args)));
+	row("add_watch", "IN_MASK_CREATE, existing fd watch", EEXIST,
+	    res(sys_add(ifd, dir, IN_CREATE | IN_MASK_CREATE)));
+
+	/* the ioctls are inotify's: other files do not know them */
+	args.mask = IN_CREATE;
+	row("WATCH", "ioctl on a directory fd", ENOTTY,
+	    res(ioctl(fd, INOTIFY_WATCH, &args)));
+	close(fd);
+	close(ifd);
+}
+
+/* max_user_watches: lower it (root only) and check ENOSPC both ways */
+static void watch_limit(void)
+{
+	const char *knob = "/proc/sys/fs/inotify/max_user_watches";
+	struct inotify_watch_args args = { .mask = IN_MODIFY };
+	char old[32] = "", path[300];
+	int ifd, fd, i, wd, got;
+	FILE *f;
+
+	if (!is_root) {
+		skip_row("limits", "max_user_watches -> ENOSPC",
+			 "(needs root to lower the limit)");
+		return;
+	}
+	f = fopen(knob, "r");
+	if (!f || !fgets(old, sizeof(old), f)) {
+		skip_row("limits", "max_user_watches -> ENOSPC", "(no sysctl)");
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+
+	ifd = sys_init1(IN_CLOEXEC);
+	/* nothing else of root watches anything in the guest's test run */
+	f = fopen(knob, "w");
+	fprintf(f, "2\n");
+	fclose(f);
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/limit%d", dir, i);
+		close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	}
+	snprintf(path, sizeof(path), "%s/limit0", dir);
+	wd = res(sys_add(ifd, path, IN_MODIFY));
+	snprintf(path, sizeof(path), "%s/limit1", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	args.fd = fd;
+	got = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	close(fd);
+	row("limits", "watch 2 of 2 (1 by path, 1 by fd)", 0,
+	    wd < 0 ? wd : got);
+
+	snprintf(path, sizeof(path), "%s/limit2", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	args.fd = fd;
+	row("limits", "WATCH beyond max_user_watches", ENOSPC,
+	    res(ioctl(ifd, INOTIFY_WATCH, &args)));
+	close(fd);
+	row("limits", "add_watch beyond max_user_watches", ENOSPC,
+	    res(sys_add(ifd, path, IN_MODIFY)));
+	/* updating an existing watch needs no new one */
+	snprintf(path, sizeof(path), "%s/limit1", dir);
+	row("limits", "update an existing watch at the limit", 0,
+	    res(sys_add(ifd, path, IN_ATTRIB | IN_MASK_ADD)));
+	close(ifd);
+
+	f = fopen(knob, "w");
+	fputs(old, f);
+	fclose(f);
+}
+
+/* ----------------------------------------------------------- INOTIFY_IGNORE */
+
+static int ignore(int ifd, int wd)
+{
+	__s32 arg = wd;
+
+	return res(ioctl(ifd, INOTIFY_IGNORE, &arg));
+}
+
+static void ignore_rows(void)
+{
+	int ifd = sys_init1(IN_CLOEXEC);
+	int wd, fd;
+
+	row("IGNORE", "unknown wd 12345", EINVAL, ignore(ifd, 12345));
+	row("IGNORE", "wd 0", EINVAL, ignore(ifd, 0));
+	row("IGNORE", "negative wd -1", EINVAL, ignore(ifd, -1));
+	row("IGNORE", "wd INT_MIN", EINVAL, ignore(ifd, INT_MIN));
+	row("IGNORE", "NULL argument", EFAULT,
+	    res(ioctl(ifd, INOTIFY_IGNORE, NULL)));
+	row("IGNORE", "argument pointer -1", EFAULT,
+	    res(ioctl(ifd, INOTIFY_IGNORE, (void *)-1L)));
+	wd = sys_add(ifd, dir, IN_CREATE);
+	row("IGNORE", "existing wd", 0, ignore(ifd, wd));
+	row("IGNORE", "the same wd again", EINVAL, ignore(ifd, wd));
+	fd = open(dir, O_RDONLY | O_CLOEXEC);
+	row("IGNORE", "ioctl on a non-inotify fd", ENOTTY, ignore(fd, wd));
+	close(fd);
+	close(ifd);
+}
+
+/* ----------------------------------------------------------- /dev/inotify */
+
+static void device_rows(void)
+{
+	const char *knob = "/proc/sys/fs/inotify/max_user_instances";
+	char old[32] = "", buf[64], path[300];
+	int fd, fd2;
+	FILE *f;
+
+	fd = open("/dev/inotify", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		skip_row("device", "/dev/inotify", "(CONFIG_INOTIFY_DEVICE=n)");
+		return;
+	}
+	row("device", "open O_RDONLY | O_NONBLOCK", 0, res(fd));
+	if (fd < 0)
+		return;
+	row("device", "read on an empty O_NONBLOCK instance", EAGAIN,
+	    res(read(fd, buf, sizeof(buf))));
+	row("device", "lseek", ESPIPE, res(lseek(fd, 0, SEEK_SET)));
+	row("device", "INOTIFY_IGNORE of an unknown wd", EINVAL, ignore(fd, 7));
+	row("device", "inotify_rm_watch of an unknown wd", EINVAL, res(sys_rm(fd, 9)));
+	row("device", "inotify_add_watch on it", 0, res(sys_add(fd, dir, IN_CREATE)));
+	snprintf(path, sizeof(path), "%s/devev", dir);
+	make_file(path, 0644);
+	row("device", "read of an event into 1 byte", EINVAL,
+	    res(read(fd, buf, 1)));
+	close(fd);
+
+	fd = open("/dev/inotify", O_WRONLY | O_CLOEXEC);
+	row("device", "open O_WRONLY", EINVAL, res(fd));
+	if (fd >= 0)
+		close(fd);
+	fd = open("/dev/inotify", O_RDWR | O_CLOEXEC);
+	row("device", "open O_RDWR", 0, res(fd));
+	if (fd >= 0)
+		close(fd);
+
+	if (!is_root) {
+		skip_row("device", "max_user_instances -> EMFILE",
+			 "(needs root to lower the limit)");
+		return;
+	}
+	f = fopen(knob, "r");
+	if (!f || !fgets(old, sizeof(old), f)) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	fd = open("/dev/inotify", O_RDONLY | O_CLOEXEC);
+	f = fopen(knob, "w");
+	fprintf(f, "1\n");
+	fclose(f);
+	fd2 = open("/dev/inotify", O_RDONLY | O_CLOEXEC);
+	row("device", "open beyond max_user_instances", EMFILE, res(fd2));
+	if (fd2 >= 0)
+		close(fd2);
+	row("init1", "inotify_init1 beyond max_user_instances", EMFILE,
+	    res(fd2 = sys_init1(IN_CLOEXEC)));
+	if (fd2 >= 0)
+		close(fd2);
+	f = fopen(knob, "w");
+	fputs(old, f);
+	fclose(f);
+	close(fd);
+}
+
+/* ------------------------------------------------------------- stock calls */
+
+static void stock_rows(void)
+{
+	int ifd = sys_init1(IN_CLOEXEC);
+	int fd, wd, avail = -1, got;
+
+	row("init1", "inotify_init1 with unknown flags", EINVAL,
+	    res(sys_init1(0x1)));
+
+	row("add_watch", "bad inotify fd", EBADF, res(sys_add(-1, dir, IN_CREATE)));
+	fd = open(dir, O_RDONLY | O_CLOEXEC);
+	row("add_watch", "non-inotify fd", EINVAL, res(sys_add(fd, dir, IN_CREATE)));
+	row("add_watch", "empty mask", EINVAL, res(sys_add(ifd, dir, 0)));
+	row("add_watch", "unknown bit 0x1000", EINVAL,
+	    res(sys_add(ifd, dir, IN_CREATE | 0x1000)));
+	row("add_watch", "IN_MASK_ADD | IN_MASK_CREATE", EINVAL,
+	    res(sys_add(ifd, dir, IN_CREATE | IN_MASK_ADD | IN_MASK_CREATE)));
+	row("add_watch", "bad fd and IN_MASK_ADD | IN_MASK_CREATE", EBADF,
+	    res(sys_add(-1, dir, IN_CREATE | IN_MASK_ADD | IN_MASK_CREATE)));
+	row("add_watch", "missing path", ENOENT,
+	    res(sys_add(ifd, "/nonexistent/x", IN_CREATE)));
+	row("add_watch", "NULL path", EFAULT, res(sys_add(ifd, NULL, IN_CREATE)));
+	row("add_watch", "IN_ONLYDIR on a file", ENOTDIR,
+	    res(sys_add(ifd, file_rw, IN_MODIFY | IN_ONLYDIR)));
+	/* the path entry stays as lax as it was about output bits */
+	row("add_watch", "IN_ISDIR bit still accepted", 0,
+	    res(sys_add(ifd, dir, IN_CREATE | IN_ISDIR)));
+	row("add_watch", "flags only still accepted", 0,
+	    res(sys_add(ifd, dir, IN_ONLYDIR)));
+	if (is_root)
+		skip_row("add_watch", "mode 0000 file", "(root bypasses the check)");
+	else
+		row("add_watch", "mode 0000 file", EACCES,
+		    res(sys_add(ifd, file_000, IN_MODIFY)));
+
+	row("rm_watch", "bad inotify fd", EBADF, res(sys_rm(-1, 1)));
+	row("rm_watch", "non-inotify fd", EINVAL, res(sys_rm(fd, 1)));
+	row("rm_watch", "unknown wd", EINVAL, res(sys_rm(ifd, 12345)));
+	wd = sys_add(ifd, file_rw, IN_MODIFY);
+	row("rm_watch", "existing wd", 0, res(sys_rm(ifd, wd)));
+	close(fd);
+
+	row("ioctl", "FIONREAD", 0, res(ioctl(ifd, FIONREAD, &avail)));
+	row("ioctl", "unknown command _IOW('I', 3, int)", ENOTTY,
+	    res(ioctl(ifd, _IOW('I', 3, int), &avail)));
+
+	/*
+	 * INOTIFY_IOC_SETNEXTWD passes a value, not a pointer.  Without
+	 * CONFIG_CHECKPOINT_RESTORE it does not exist (ENOTTY).
+	 */
+	got = res(ioctl(ifd, INOTIFY_IOC_SETNEXTWD, 4242));
+	if (got == -ENOTTY) {
+		row("ioctl", "SETNEXTWD (no CHECKPOINT_RESTORE)", ENOTTY, got);
+	} else {
+		row("ioctl", "SETNEXTWD 4242", 0, got);
+		row("ioctl", "SETNEXTWD: next wd is 4242", 0,
+		    res(sys_add(ifd, file_rw, IN_MODIFY)) == 4242 ? 0 : -EINVAL);
+		row("ioctl", "SETNEXTWD 0", EINVAL,
+		    res(ioctl(ifd, INOTIFY_IOC_SETNEXTWD, 0)));
+	}
+	close(ifd);
+}
+
+static int have_watch_ioctl(void)
+{
+	struct inotify_watch_args args = { .fd = -1, .mask = IN_MODIFY };
+	int ifd = sys_init1(IN_CLOEXEC), ret;
+
+	if (ifd < 0)
+		return 0;
+	ret = ioctl(ifd, INOTIFY_WATCH, &args) < 0 && errno == ENOTTY;
+	close(ifd);
+	return !ret;
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *req = getenv("REQUIRE_INOTIFY_WATCH");
+	int have, required = req && !strcmp(req, "1");
+	char cmd[300];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	is_root = geteuid() == 0;
+	snprintf(dir, sizeof(dir), "%s/fd_badinput.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(file_rw, sizeof(file_rw), "%s/rw", dir);
+	snprintf(file_000, sizeof(file_000), "%s/m000", dir);
+	snprintf(file_200, sizeof(file_200), "%s/m200", dir);
+	make_file(file_rw, 0644);
+	make_file(file_000, 0);
+	make_file(file_200, 0200);
+
+	printf("fd_badinput: running as uid %d\n", (int)geteuid());
+	stock_rows();
+
+	have = have_watch_ioctl();
+	if (have) {
+		watch_table();
+		watch_misc();
+		watch_limit();
+		ignore_rows();
+		device_rows();
+	} else {
+		printf("%s INOTIFY_WATCH is not supported (ENOTTY)%s\n",
+		       required ? "FAIL" : "skip",
+		       required ? ", but REQUIRE_INOTIFY_WATCH=1" : "");
+	}
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+
+	printf("fd_badinput: %d passed, %d failed, %d skipped\n",
+	       passed, failed, skipped);
+	if (failed || (!have && required))
+		return 1;
+	return have ? 0 : 4;
+}
