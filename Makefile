@@ -39,7 +39,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync
 
-.PHONY: all help deps need kernel tree initramfs qemu shell check unit \
+.PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch lib examples clean \
 	distclean FORCE
 
@@ -50,6 +50,7 @@ help:
 	@echo "make qemu        build what is missing, boot the patched kernel, run the watch-fd demo"
 	@echo "make check       host unit tests + the whole guest suite (the test command)"
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
+	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
 	@echo "make kernel      patched bzImage only"
@@ -112,6 +113,9 @@ EXAMPLES   := watch-fd epoll-watch
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(GB)/root/tests/%,$(GUEST_C))
+BENCH_C    := $(wildcard tests/bench/*.c)
+BENCH_SH   := $(wildcard tests/bench/*.sh)
+BENCH_BINS := $(patsubst tests/bench/%.c,$(GB)/root/bench/%,$(BENCH_C))
 
 $(GB)/root/tests/lib_%: tests/guest/lib_%.c libinotify/libinofd.a
 	@mkdir -p $(@D)
@@ -120,6 +124,10 @@ $(GB)/root/tests/lib_%: tests/guest/lib_%.c libinotify/libinofd.a
 $(GB)/root/tests/%: tests/guest/%.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $< -o $@ -lpthread
+
+$(GB)/root/bench/%: tests/bench/%.c libinotify/libinofd.a
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
 
 $(GB)/tools/%: tests/guest/tools/%.c
 	@mkdir -p $(@D)
@@ -139,7 +147,8 @@ $(GB)/root/tests/inotify_fd_test: $(STAMP)
 
 initramfs: $(INITRD)
 
-$(INITRD): $(GUEST_BINS) $(GUEST_SH) $(GB)/root/tests/inotify_fd_test \
+$(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
+		$(GB)/root/tests/inotify_fd_test \
 		$(GB)/tools/qemu-exit $(GB)/tools/runas tests/guest/tests.list \
 		scripts/mk-initramfs.sh examples FORCE
 	@rm -rf $(GB)/stage && mkdir -p $(GB)/stage/bin $(GB)/stage/tests
@@ -150,12 +159,19 @@ $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(GB)/root/tests/inotify_fd_test \
 	@cp tests/guest/tests.list $(GB)/stage/tests/
 	@cp $(filter-out %/init.sh %/demo.sh,$(GUEST_SH)) $(GB)/stage/tests/ 2>/dev/null || true
 	@cp $(GB)/root/tests/* $(GB)/stage/tests/ 2>/dev/null || true
+	@mkdir -p $(GB)/stage/bench
+	@cp $(BENCH_BINS) $(BENCH_SH) $(GB)/stage/bench/ 2>/dev/null || true
+	@[ ! -f tests/bench/run.sh ] || cp tests/bench/run.sh $(GB)/stage/bench/run.sh
 	@scripts/mk-initramfs.sh $(GB)/stage $(INITRD).new
 	@if cmp -s $(INITRD).new $(INITRD); then rm $(INITRD).new; else mv $(INITRD).new $(INITRD); fi
 
 # ---------------------------------------------------------------- runs
 qemu: need kernel initramfs
 	@scripts/run-guest.sh demo $(BZIMAGE) $(INITRD) $(GB)/demo.log
+
+# Benchmarks: one guest boot, ratios printed by tests/bench/run.sh.
+bench: need kernel initramfs
+	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log
 
 shell: need kernel initramfs
 	@scripts/run-guest.sh shell $(BZIMAGE) $(INITRD) /dev/null
