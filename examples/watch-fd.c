@@ -309,7 +309,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (verbose)
-		fprintf(stderr, "watch-fd: backend %s\n",
+		fprintf(stderr, "watch-fd: backend: %s\n",
 			inofd_backend(in) == INOFD_BACKEND_KERNEL ?
 			"kernel (INOTIFY_WATCH)" : "procfd (/proc/self/fd)");
 

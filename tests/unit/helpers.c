@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "unit.h"
+
+#include <ftw.h>
+#include <poll.h>
+#include <sys/wait.h>
+
+static int fx_make(void **state, bool with_in)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/inofd-unit.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->r = calloc(MAXREC, sizeof(*f->r));
+	if (!f->r)
+		return -1;
+	if (with_in && inofd_new(&f->in, NULL) < 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+int fx_setup(void **state)
+{
+	return fx_make(state, true);
+}
+
+int fx_setup_noin(void **state)
+{
+	return fx_make(state, false);
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	chmod(p, 0700);
+	return remove(p);
+}
+
+int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	inofd_free(f->in);
+	nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(f->r);
+	free(f);
+	return 0;
+}
+
+const char *P(struct fx *f, const char *rel)
+{
+	static char ring[8][PATH_MAX];
+	static int i;
+	char *p = ring[i++ % 8];
+
+	snprintf(p, PATH_MAX, "%s/%s", f->dir, rel);
+	return p;
+}
+
+void mkfile(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+void mkdirp(const char *path)
+{
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static void copy(char *dst, size_t n, const char *s)
+{
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+int drain(struct fx *f, int quiet_ms)
+{
+	for (;;) {
+		struct pollfd p = { .fd = inofd_fd(f->in), .events = POLLIN };
+		const struct inofd_event *ev;
+		int t = inofd_timeout(f->in), got = 0;
+
+		if (t < 0 || t > quiet_ms)
+			t = quiet_ms;
+		poll(&p, 1, t);
+		assert_true(inofd_read(f->in) >= 0);
+		while (inofd_next(f->in, &ev) > 0) {
+			struct rec *r = &f->r[f->n];
+
+			got = 1;
+			if (ev->type == INOFD_EV_INOTIFY && (ev->mask & f->ignore))
+				continue;
+			if (f->n >= MAXREC - 1)
+				continue;
+			f->n++;
+			r->type = ev->type;
+			r->wd = ev->wd;
+			r->from_wd = ev->from_wd;
+			r->error = ev->error;
+			r->mask = ev->mask;
+			r->cookie = ev->cookie;
+			r->flags = ev->flags;
+			r->data = ev->data;
+			r->from_data = ev->from_data;
+			copy(r->name, sizeof(r->name), ev->name);
+			copy(r->path, sizeof(r->path), ev->path);
+			copy(r->from_name, sizeof(r->from_name), ev->from_name);
+			copy(r->from_path, sizeof(r->from_path), ev->from_path);
+		}
+		if (!got && !(p.revents & POLLIN) && inofd_timeout(f->in) < 0)
+			return f->n;
+	}
+}
+
+static bool match(const struct rec *r, int type, uint32_t mask,
+		  const char *name)
+{
+	return r->type == type && (r->mask & mask) == mask &&
+	       (!name || !strcmp(r->name, name));
+}
+
+int find(const struct fx *f, int type, uint32_t mask, const char *name)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		if (match(&f->r[i], type, mask, name))
+			return i;
+	return -1;
+}
+
+int count(const struct fx *f, int type, uint32_t mask, const char *name)
+{
+	int i, n = 0;
+
+	for (i = 0; i < f->n; i++)
+		n += match(&f->r[i], type, mask, name);
+	return n;
+}
+
+void dump(const struct fx *f)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		print_message("  ev %d: type %d wd %d mask 0x%x name '%s' path '%s' "
+			      "from '%s' flags %u err %d\n", i, f->r[i].type,
+			      f->r[i].wd, f->r[i].mask, f->r[i].name,
+			      f->r[i].path, f->r[i].from_path, f->r[i].flags,
+			      f->r[i].error);
+}
+
+int in_child(int (*fn)(void *), void *arg)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn(arg));
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}

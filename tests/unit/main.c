@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* One cmocka group with every unit test, so the run ends with one summary. */
+#include "unit.h"
+
+TESTS(instance)
+TESTS(watch)
+TESTS(events)
+TESTS(tree)
+
+int main(void)
+{
+	static const struct { const struct CMUnitTest *t; const size_t *n; } g[] = {
+		{ instance_tests, &instance_ntests },
+		{ watch_tests, &watch_ntests },
+		{ events_tests, &events_ntests },
+		{ tree_tests, &tree_ntests },
+	};
+	struct CMUnitTest *all;
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+		n += *g[i].n;
+	all = calloc(n, sizeof(*all));
+	if (!all)
+		return 1;
+	n = 0;
+	for (i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		memcpy(all + n, g[i].t, *g[i].n * sizeof(*all));
+		n += *g[i].n;
+	}
+	return _cmocka_run_group_tests("libinofd", all, n, NULL, NULL);
+}

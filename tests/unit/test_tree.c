@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* inofd_watch_tree: walking, following, repairing, running out. */
+#include "unit.h"
+
+#include <sched.h>
+
+static int tree(struct fx *f, const char *rel, void *data)
+{
+	return inofd_watch_tree(f->in, AT_FDCWD, P(f, rel), IN_ALL_EVENTS, 0,
+				data);
+}
+
+static void tree_initial_quiet(void **state)
+{
+	struct fx *f = *state;
+	int root, i;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/a"));
+	mkdirp(P(f, "t/a/b"));
+	mkdirp(P(f, "t/c"));
+	mkfile(P(f, "t/a/file"));
+	root = tree(f, "t", "tree");
+	assert_true(root >= 0);
+	assert_int_equal(inofd_watch_count(f->in), 4);
+	/* the library's own listing of the directories is not reported */
+	drain(f, 50);
+	if (f->n)
+		dump(f);
+	assert_int_equal(f->n, 0);
+	mkfile(P(f, "t/a/b/deep"));
+	drain(f, 50);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "deep");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "t/a/b/deep"));
+	assert_string_equal(f->r[i].data, "tree");
+	assert_int_equal(f->r[i].flags, 0);
+}
+
+static void tree_new_dirs_miss_nothing(void **state)
+{
+	struct fx *f = *state;
+	char p[64];
+	int i;
+
+	mkdirp(P(f, "t"));
+	assert_true(tree(f, "t", NULL) >= 0);
+	/* all of it before the library reads a single event */
+	mkdirp(P(f, "t/n"));
+	mkdirp(P(f, "t/n/m"));
+	for (i = 0; i < 20; i++) {
+		snprintf(p, sizeof(p), "t/n/m/f%d", i);
+		mkfile(P(f, p));
+	}
+	drain(f, 50);
+	for (i = 0; i < 20; i++) {
+		snprintf(p, sizeof(p), "f%d", i);
+		/* reported, by the kernel or by the scan */
+		if (find(f, INOFD_EV_INOTIFY, IN_CREATE, p) < 0) {
+			dump(f);
+			fail_msg("no IN_CREATE for %s", p);
+		}
+	}
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE | IN_ISDIR, "m");
+	assert_true(i >= 0);
+	assert_true(f->r[i].flags & INOFD_EVF_SYNTHETIC);
+	assert_string_equal(f->r[i].path, P(f, "t/n/m"));
+	assert_int_equal(inofd_watch_count(f->in), 3);
+	/* and the new directories are watched from now on */
+	mkfile(P(f, "t/n/m/later"));
+	drain(f, 50);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "later");
+	assert_true(i >= 0);
+	assert_int_equal(f->r[i].flags, 0);
+}
+
+static void tree_rename_inside(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/a"));
+	mkdirp(P(f, "t/a/b"));
+	assert_true(tree(f, "t", NULL) >= 0);
+	assert_int_equal(rename(P(f, "t/a"), P(f, "t/z")), 0);
+	drain(f, 30);
+	i = find(f, INOFD_EV_RENAME, IN_MOVE | IN_ISDIR, "z");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].from_path, P(f, "t/a"));
+	mkfile(P(f, "t/z/b/x"));
+	drain(f, 30);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
+	assert_true(i >= 0);
+	/* the watch kept its wd and learned its new name */
+	assert_string_equal(f->r[i].path, P(f, "t/z/b/x"));
+	assert_int_equal(inofd_watch_count(f->in), 3);
+}
+
+static void tree_move_out_and_back(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "out"));
+	mkdirp(P(f, "t/a"));
+	mkdirp(P(f, "t/a/b"));
+	assert_true(tree(f, "t", NULL) >= 0);
+	assert_int_equal(rename(P(f, "t/a"), P(f, "out/a")), 0);
+	drain(f, 30);
+	assert_true(find(f, INOFD_EV_MOVE_OUT, IN_MOVED_FROM | IN_ISDIR, "a") >= 0);
+	assert_int_equal(inofd_watch_count(f->in), 1);	/* subtree dropped */
+	mkfile(P(f, "out/a/b/unseen"));
+	drain(f, 30);
+	assert_int_equal(find(f, INOFD_EV_INOTIFY, IN_CREATE, "unseen"), -1);
+	assert_int_equal(rename(P(f, "out/a"), P(f, "t/back")), 0);
+	drain(f, 30);
+	assert_true(find(f, INOFD_EV_MOVE_IN, IN_MOVED_TO | IN_ISDIR, "back") >= 0);
+	/* what came in is reported, and watched */
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "unseen");
+	assert_true(i >= 0);
+	assert_true(f->r[i].flags & INOFD_EVF_SYNTHETIC);
+	assert_string_equal(f->r[i].path, P(f, "t/back/b/unseen"));
+	assert_int_equal(inofd_watch_count(f->in), 3);
+}
+
+static void tree_delete_and_unwatch(void **state)
+{
+	struct fx *f = *state;
+	int root, wd_b = -1, i;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/a"));
+	mkdirp(P(f, "t/a/b"));
+	root = tree(f, "t", "r");
+	assert_true(root >= 0);
+	mkfile(P(f, "t/a/b/f"));
+	drain(f, 30);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "f");
+	assert_true(i >= 0);
+	wd_b = f->r[i].wd;
+	/* a directory inside a tree is the tree's, not the caller's */
+	assert_int_equal(inofd_unwatch(f->in, wd_b), -EINVAL);
+	unlink(P(f, "t/a/b/f"));
+	rmdir(P(f, "t/a/b"));
+	drain(f, 30);
+	assert_true(find(f, INOFD_EV_INOTIFY, IN_DELETE_SELF, NULL) >= 0);
+	assert_int_equal(inofd_watch_count(f->in), 2);
+	assert_int_equal(inofd_unwatch(f->in, root), 0);
+	assert_int_equal(inofd_watch_count(f->in), 1);	/* root: until IN_IGNORED */
+	f->n = 0;
+	drain(f, 30);
+	assert_int_equal(inofd_watch_count(f->in), 0);
+	/* exactly one IN_IGNORED, for the root the caller added */
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_IGNORED, NULL), 1);
+	assert_int_equal(f->r[find(f, INOFD_EV_INOTIFY, IN_IGNORED, NULL)].wd,
+			 root);
+}
+
+static void tree_errors(void **state)
+{
+	struct fx *f = *state;
+	int wd, dfd;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/sub"));
+	mkfile(P(f, "file"));
+	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, NULL, IN_CREATE, 0,
+					  NULL), -EINVAL);
+	assert_int_equal(inofd_watch_tree(NULL, AT_FDCWD, P(f, "t"), IN_CREATE,
+					  0, NULL), -EINVAL);
+	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
+					  0x8, NULL), -EINVAL);
+	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), 0, 0,
+					  NULL), -EINVAL);
+	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"),
+					  IN_CREATE | IN_ONESHOT, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"),
+					  IN_CREATE | IN_MASK_ADD, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "file"),
+					  IN_CREATE, 0, NULL), -ENOTDIR);
+	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "none"),
+					  IN_CREATE, 0, NULL), -ENOENT);
+	dfd = open(P(f, "file"), O_RDONLY);
+	assert_int_equal(inofd_watch_tree(f->in, dfd, "", IN_CREATE,
+					  INOFD_AT_EMPTY_PATH, NULL), -ENOTDIR);
+	close(dfd);
+
+	/* one directory, one owner */
+	wd = inofd_watch_path(f->in, P(f, "t/sub"), IN_CREATE, NULL);
+	assert_true(wd >= 0);
+	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t/sub"),
+					  IN_CREATE, 0, NULL), -EBUSY);
+	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, 0,
+				     NULL) >= 0);
+	assert_int_equal(inofd_watch_path(f->in, P(f, "t"), IN_DELETE, NULL),
+			 -EBUSY);
+	assert_int_equal(inofd_watch_count(f->in), 2);	/* sub stays plain */
+	/* the tree still has its mask after the refused call */
+	mkfile(P(f, "t/y"));
+	drain(f, 30);
+	assert_true(find(f, INOFD_EV_INOTIFY, IN_CREATE, "y") >= 0);
+}
+
+static void tree_by_fd(void **state)
+{
+	struct fx *f = *state;
+	char real[PATH_MAX], want[PATH_MAX + 8];
+	int fd, i;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/s"));
+	fd = open(P(f, "t"), O_RDONLY | O_DIRECTORY);
+	assert_true(inofd_watch_tree(f->in, fd, "", IN_CREATE,
+				     INOFD_AT_EMPTY_PATH, NULL) >= 0);
+	close(fd);
+	mkfile(P(f, "t/s/x"));
+	drain(f, 30);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
+	assert_true(i >= 0);
+	assert_non_null(realpath(P(f, "t"), real));
+	snprintf(want, sizeof(want), "%s/s/x", real);
+	assert_string_equal(f->r[i].path, want);
+}
+
+static void tree_overflow_rewalk(void **state)
+{
+	struct fx *f = *state;
+	int a, b, i;
+
+	mkdirp(P(f, "t"));
+	mkfile(P(f, "t/fa"));
+	mkfile(P(f, "t/fb"));
+	assert_true(tree(f, "t", NULL) >= 0);
+	a = open(P(f, "t/fa"), O_RDONLY);
+	b = open(P(f, "t/fb"), O_RDONLY);
+	f->ignore = IN_ATTRIB | IN_OPEN | IN_CLOSE;
+	for (i = 0; i < 17000; i++)
+		fchmod((i & 1) ? a : b, (i & 2) ? 0600 : 0644);
+	close(a);
+	close(b);
+	mkdirp(P(f, "t/lost"));		/* its IN_CREATE is lost */
+	drain(f, 50);
+	assert_true(find(f, INOFD_EV_RESCAN, IN_Q_OVERFLOW, NULL) >= 0);
+	assert_int_equal(inofd_watch_count(f->in), 2);	/* found by the re-walk */
+	f->n = 0;
+	mkfile(P(f, "t/lost/x"));
+	drain(f, 30);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "t/lost/x"));
+}
+
+/* max_user_watches, lowered in a user namespace of our own */
+static int limit_watches(int n)
+{
+	char map[64];
+	FILE *fp;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	int fd;
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		return -1;
+	fd = open("/proc/self/setgroups", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "deny", 4) < 0) {}
+		close(fd);
+	}
+	snprintf(map, sizeof(map), "0 %u 1", uid);
+	fd = open("/proc/self/uid_map", O_WRONLY);
+	if (fd < 0 || write(fd, map, strlen(map)) < 0)
+		return -1;
+	close(fd);
+	snprintf(map, sizeof(map), "0 %u 1", gid);
+	fd = open("/proc/self/gid_map", O_WRONLY);
+	if (fd < 0 || write(fd, map, strlen(map)) < 0)
+		return -1;
+	close(fd);
+	fp = fopen("/proc/sys/user/max_inotify_watches", "w");
+	if (!fp)
+		return -1;
+	fprintf(fp, "%d\n", n);
+	return fclose(fp) ? -1 : 0;
+}
+
+static int enospc_child(void *arg)
+{
+	struct fx *f = arg;
+	const struct inofd_event *ev;
+	struct inofd *in;
+	int r, root, errs = 0;
+
+	if (limit_watches(3) < 0)
+		return 77;
+	if (inofd_new(&in, NULL))
+		return 2;
+	/* five directories, three watches: nothing is left behind */
+	r = inofd_watch_tree(in, AT_FDCWD, P(f, "big"), IN_CREATE, 0, NULL);
+	if (r != -ENOSPC)
+		return 3;
+	if (inofd_watch_count(in) != 0)
+		return 4;
+	if (inofd_read(in) != 0)	/* and nothing is reported about it */
+		return 5;
+	/* two directories fit; the third comes later and does not */
+	root = inofd_watch_tree(in, AT_FDCWD, P(f, "small"), IN_CREATE, 0, NULL);
+	if (root < 0 || inofd_watch_count(in) != 2)
+		return 6;
+	if (mkdir(P(f, "small/n"), 0755) || mkdir(P(f, "small/n/m"), 0755))
+		return 7;
+	usleep(20000);
+	inofd_read(in);
+	while (inofd_next(in, &ev) > 0) {
+		if (ev->type == INOFD_EV_ERROR) {
+			if (ev->error != -ENOSPC || strcmp(ev->name, "n"))
+				return 8;
+			errs++;
+		}
+	}
+	/* the subtree named by the error is unwatched, the rest stays */
+	if (errs != 1 || inofd_watch_count(in) != 2)
+		return 9;
+	inofd_free(in);
+	return 0;
+}
+
+static void tree_enospc(void **state)
+{
+	struct fx *f = *state;
+	int r;
+
+	mkdirp(P(f, "big"));
+	mkdirp(P(f, "big/1"));
+	mkdirp(P(f, "big/2"));
+	mkdirp(P(f, "big/2/3"));
+	mkdirp(P(f, "big/2/4"));
+	mkdirp(P(f, "small"));
+	mkdirp(P(f, "small/s"));
+	r = in_child(enospc_child, f);
+	if (r == 77) {
+		print_message("no user namespace to lower max_inotify_watches: "
+			      "skipped\n");
+		skip();
+	}
+	if (r)
+		fail_msg("ENOSPC scenario failed at step %d", r);
+}
+
+DEFINE_TESTS(tree,
+	T(tree_initial_quiet),
+	T(tree_new_dirs_miss_nothing),
+	T(tree_rename_inside),
+	T(tree_move_out_and_back),
+	T(tree_delete_and_unwatch),
+	T(tree_errors),
+	T(tree_by_fd),
+	T(tree_overflow_rewalk),
+	T(tree_enospc),
+)
