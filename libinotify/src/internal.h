@@ -17,11 +17,14 @@
 /* Events that are reported whatever the watch mask says. */
 #define ALWAYS_BITS	(IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED)
 
-/* The kernel's ALL_INOTIFY_BITS: anything else is an unknown bit. */
-#define KNOWN_BITS	(IN_ALL_EVENTS | IN_UNMOUNT | IN_Q_OVERFLOW | \
-			 IN_IGNORED | IN_ONLYDIR | IN_DONT_FOLLOW | \
+/*
+ * What INOTIFY_WATCH accepts in a mask (its INOTIFY_WATCH_BITS): events and
+ * the flags that describe a watch.  IN_ISDIR, IN_UNMOUNT, IN_Q_OVERFLOW and
+ * IN_IGNORED only appear in events; both backends refuse them alike.
+ */
+#define KNOWN_BITS	(IN_ALL_EVENTS | IN_ONLYDIR | IN_DONT_FOLLOW | \
 			 IN_EXCL_UNLINK | IN_MASK_CREATE | IN_MASK_ADD | \
-			 IN_ISDIR | IN_ONESHOT)
+			 IN_ONESHOT)
 
 struct tree;
 

@@ -72,6 +72,8 @@ static void watch_fd_errors(void **state)
 		{ file, 0, -EINVAL, "empty mask" },
 		{ file, IN_ISDIR | IN_ONESHOT, -EINVAL, "no event bit" },
 		{ file, IN_MODIFY | 0x00100000u, -EINVAL, "unknown bit" },
+		{ file, IN_MODIFY | IN_ISDIR, -EINVAL, "event-only IN_ISDIR" },
+		{ file, IN_MODIFY | IN_IGNORED, -EINVAL, "event-only IN_IGNORED" },
 		{ file, IN_MODIFY | IN_MASK_ADD | IN_MASK_CREATE, -EINVAL,
 		  "MASK_ADD|MASK_CREATE" },
 		{ file, IN_MODIFY | IN_ONLYDIR, -ENOTDIR, "ONLYDIR on a file" },
