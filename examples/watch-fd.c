@@ -21,6 +21,8 @@ struct arg {
 	const char *name;	/* as given */
 	char *abs;		/* what the library calls it, for -r */
 	size_t abslen;
+	int wd;
+	int own_close;		/* our close(2) of FILE is still to come */
 };
 
 static const struct {
@@ -43,7 +45,7 @@ static const struct {
 #define NPRINT	17	/* the first NPRINT entries name single bits */
 
 static const char *format;
-static int csv, quiet;
+static int csv, quiet, verbose;
 
 static void usage(FILE *f)
 {
@@ -62,7 +64,8 @@ static void usage(FILE *f)
 "  -c, --csv            comma-separated output: WATCH,\"EVENTS\",NAME,COOKIE\n"
 "      --format FMT     %%w watch, %%f name, %%e events, %%c cookie, %%p path\n"
 "  -t, --timeout SEC    exit 2 if nothing happens for SEC seconds\n"
-"  -v, --verbose        print the backend in use on stderr\n"
+"  -v, --verbose        print the backend in use on stderr, and the\n"
+"                       IN_CLOSE_NOWRITE of watch-fd's own close of FILE\n"
 "  -q, --quiet          do not print \"Watches established.\"\n"
 "  -h, --help\n"
 "Exit: 0 event seen (or all watches gone with -m), 1 error, 2 timeout.\n");
@@ -197,7 +200,8 @@ static void print_one(const char *w, uint32_t mask, const char *name,
 /* Returns 1 if a line was printed. */
 static int print_event(const struct inofd_event *ev, uint32_t show)
 {
-	const struct arg *a = ev->data, *fa = ev->from_data;
+	struct arg *a = ev->data;
+	const struct arg *fa = ev->from_data;
 	char *w, *fw, *extra = NULL;
 	uint32_t m = ev->mask;
 
@@ -207,6 +211,16 @@ static int print_event(const struct inofd_event *ev, uint32_t show)
 	if (ev->type == INOFD_EV_RESCAN) {
 		print_one("-", IN_Q_OVERFLOW, NULL, 0, NULL, "(rescan)");
 		return 1;
+	}
+	/*
+	 * Closing the O_RDONLY descriptor after watching it is an event on
+	 * the watch: ours, not the watched object's.  Shown only with -v.
+	 */
+	if (a && a->own_close && ev->type == INOFD_EV_INOTIFY &&
+	    ev->wd == a->wd && !ev->name && (m & IN_CLOSE_NOWRITE)) {
+		a->own_close = 0;
+		if (!verbose)
+			return 0;
 	}
 	w = watch_name(ev, ev->path, ev->name, a);
 	if (!w)
@@ -270,7 +284,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct inofd_opts o = { .sz = sizeof(o), .flags = INOFD_RAW_MOVES };
-	int monitor = 0, recursive = 0, opath = 0, verbose = 0, c, i, r;
+	int monitor = 0, recursive = 0, opath = 0, c, i, r;
 	uint32_t show = IN_ALL_EVENTS, kmask;
 	long long deadline = -1, timeout_ms = -1;
 	struct arg *args;
@@ -343,6 +357,8 @@ int main(int argc, char **argv)
 				inofd_strerror(r));
 			return 1;
 		}
+		a->wd = r;
+		a->own_close = !opath && (kmask & IN_CLOSE_NOWRITE);
 		if (recursive) {
 			/* the library names the tree by the fd's path */
 			a->abs = realpath(argv[i], NULL);
