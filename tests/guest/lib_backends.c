@@ -15,6 +15,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -343,6 +344,14 @@ static const struct {
 };
 #define NSC	(sizeof(scenarios) / sizeof(scenarios[0]))
 
+static int rm_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	chmod(p, 0700);
+	return remove(p);
+}
+
 static int run(const char *backend, size_t i, struct log *l)
 {
 	struct inofd_opts o = { .sz = sizeof(o), .flags = scenarios[i].flags };
@@ -355,8 +364,10 @@ static int run(const char *backend, size_t i, struct log *l)
 		return -errno;
 	nwd = 0;
 	r = inofd_new(&in, &o);
-	if (r < 0)
+	if (r < 0) {
+		rmdir(base);
 		return r;
+	}
 	if (inofd_backend(in) != (strcmp(backend, "kernel") ?
 				  INOFD_BACKEND_PROCFD : INOFD_BACKEND_KERNEL)) {
 		inofd_free(in);
@@ -364,6 +375,7 @@ static int run(const char *backend, size_t i, struct log *l)
 	}
 	scenarios[i].fn(in, l);
 	inofd_free(in);
+	nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return 0;
 }
 
