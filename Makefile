@@ -147,10 +147,16 @@ $(GB)/root/tests/inotify_fd_test: $(STAMP)
 
 initramfs: $(INITRD)
 
+# The directory skeleton of the kernel source: a large real tree for the
+# recursive-watch benchmark (tests/bench/run.sh).
+$(GB)/kernel-dirs.txt: $(STAMP)
+	@mkdir -p $(@D)
+	@cd $(KSRC) && find . -type d -not -path './.git*' > $@.new && mv $@.new $@
+
 $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
 		$(GB)/root/tests/inotify_fd_test \
 		$(GB)/tools/qemu-exit $(GB)/tools/runas tests/guest/tests.list \
-		scripts/mk-initramfs.sh examples FORCE
+		$(GB)/kernel-dirs.txt scripts/mk-initramfs.sh examples FORCE
 	@rm -rf $(GB)/stage && mkdir -p $(GB)/stage/bin $(GB)/stage/tests
 	@cp tests/guest/init.sh $(GB)/stage/init
 	@cp tests/guest/demo.sh $(GB)/stage/demo.sh
@@ -162,6 +168,7 @@ $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
 	@mkdir -p $(GB)/stage/bench
 	@cp $(BENCH_BINS) $(BENCH_SH) $(GB)/stage/bench/ 2>/dev/null || true
 	@[ ! -f tests/bench/run.sh ] || cp tests/bench/run.sh $(GB)/stage/bench/run.sh
+	@cp $(GB)/kernel-dirs.txt $(GB)/stage/bench/
 	@scripts/mk-initramfs.sh $(GB)/stage $(INITRD).new
 	@if cmp -s $(INITRD).new $(INITRD); then rm $(INITRD).new; else mv $(INITRD).new $(INITRD); fi
 
