@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_notify: the 2004 "nonotify" test.  A writer appends LINES lines to
+ * a file in DIR, one write per line, while this process drains the inotify
+ * instance on every wakeup (poll, read everything, poll again).  Modes:
+ *
+ *   none   the instance watches nothing
+ *   path   inotify_add_watch(DIR)
+ *   fd     open(DIR), INOTIFY_WATCH, close: the watch outlives the fd
+ *
+ * Writers: "sh" runs busybox sh, `echo line >> f` in a loop (the builtin
+ * echo: one open, write and close per line, no fork); "c" is a child doing
+ * LINES write(2) calls on one O_APPEND fd.
+ *
+ *   bench_notify DIR LINES ROUNDS WRITER MASK
+ *
+ * Runs ROUNDS rounds of none, path, fd (interleaved, so drift hits every
+ * mode alike) and prints the median time of each mode and its ratio to
+ * none.  MASK is a hex inotify mask (e.g. 0xfff = IN_ALL_EVENTS).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "bench.h"
+
+enum { M_NONE, M_PATH, M_FD, NMODES };
+static const char *mname[NMODES] = { "none", "path", "fd(closed)" };
+
+static char buf[256 * 1024];
+
+/* One run: returns the writer's time; *nev counts the events drained. */
+static double run(const char *dir, long lines, const char *writer, int mode,
+		  uint32_t mask, long *nev)
+{
+	char file[512], script[1024];
+	int ifd, p[2], wd = 0;
+	double t0, t1;
+	pid_t pid;
+	int st;
+
+	snprintf(file, sizeof(file), "%s/f", dir);
+	unlink(file);
+	ifd = sys_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ifd < 0)
+		die("inotify_init1");
+	if (mode == M_PATH) {
+		wd = sys_add(ifd, dir, mask);
+	} else if (mode == M_FD) {
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dfd < 0)
+			die("open dir");
+		wd = watch_fd(ifd, dfd, mask);
+		close(dfd);
+	}
+	if (wd < 0)
+		die("watch");
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe");
+
+	t0 = now_s();
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		/* the write end stays open in the writer: POLLHUP at its exit */
+		fcntl(p[1], F_SETFD, 0);
+		close(p[0]);
+		if (!strcmp(writer, "sh")) {
+			snprintf(script, sizeof(script),
+				 "i=0; while [ $i -lt %ld ]; do "
+				 "echo \"line $i\" >> %s; i=$((i + 1)); done",
+				 lines, file);
+			execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+			_exit(127);
+		} else {
+			static const char line[] = "a line of text\n";
+			int fd = open(file, O_WRONLY | O_CREAT | O_APPEND, 0644);
+			long i;
+
+			if (fd < 0)
+				_exit(126);
+			for (i = 0; i < lines; i++)
+				if (write(fd, line, sizeof(line) - 1) < 0)
+					_exit(125);
+			close(fd);
+			_exit(0);
+		}
+	}
+	close(p[1]);
+	*nev = 0;
+	for (;;) {
+		struct pollfd pf[2] = { { ifd, POLLIN, 0 }, { p[0], POLLIN, 0 } };
+		ssize_t n;
+
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll");
+		}
+		if (pf[0].revents & POLLIN) {
+			while ((n = read(ifd, buf, sizeof(buf))) > 0) {
+				char *q;
+
+				for (q = buf; q < buf + n;) {
+					struct inotify_event *e = (void *)q;
+
+					(*nev)++;
+					q += sizeof(*e) + e->len;
+				}
+			}
+		}
+		if (pf[1].revents & (POLLHUP | POLLIN))
+			break;
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		die("waitpid");
+	t1 = now_s();
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "bench_notify: writer failed (status %#x)\n", st);
+		exit(1);
+	}
+	close(p[0]);
+	close(ifd);
+	return t1 - t0;
+}
+
+int main(int argc, char **argv)
+{
+	double t[NMODES][64], med[NMODES];
+	long ev[NMODES] = { 0 }, lines;
+	int rounds, r, m;
+	uint32_t mask;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: bench_notify DIR LINES ROUNDS sh|c MASK\n");
+		return 2;
+	}
+	lines = atol(argv[2]);
+	rounds = atoi(argv[3]);
+	mask = strtoul(argv[5], NULL, 16);
+	if (rounds < 1 || rounds > 64)
+		return 2;
+	mkdir(argv[1], 0755);
+	for (r = 0; r < rounds; r++) {
+		for (m = 0; m < NMODES; m++) {
+			long n;
+
+			t[m][r] = run(argv[1], lines, argv[4], m, mask, &n);
+			ev[m] += n;
+			printf("#   round %d %-10s %8.3f s  %ld events\n",
+			       r + 1, mname[m], t[m][r], n);
+			fflush(stdout);
+		}
+	}
+	for (m = 0; m < NMODES; m++)
+		med[m] = median(t[m], rounds);
+	for (m = 0; m < NMODES; m++)
+		printf("notify writer=%s lines=%ld mask=%#x mode=%-10s median %.3f s"
+		       "  ratio %.2f  (events/run %ld)\n", argv[4], lines, mask,
+		       mname[m], med[m], med[m] / med[M_NONE], ev[m] / rounds);
+	return 0;
+}
