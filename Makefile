@@ -121,6 +121,11 @@ $(GB)/root/tests/lib_%: tests/guest/lib_%.c libinotify/libinofd.a
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
 
+# stress tests may use the library too (stress_flood: overflow recovery)
+$(GB)/root/tests/stress_%: tests/guest/stress_%.c libinotify/libinofd.a
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
+
 $(GB)/root/tests/%: tests/guest/%.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $< -o $@ -lpthread
