@@ -37,7 +37,8 @@ KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_
 
 DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
-	inotify-tools e2fsprogs pkg-config perl python3 git rsync
+	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
+	libc6-dev-i386 lib32gcc-12-dev
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch lib examples clean \
@@ -113,22 +114,30 @@ EXAMPLES   := watch-fd epoll-watch
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(GB)/root/tests/%,$(GUEST_C))
+M32_TESTS  := fd_badinput fd_equiv
+GUEST_BINS += $(patsubst %,$(GB)/root/tests/%_m32,$(M32_TESTS))
 BENCH_C    := $(wildcard tests/bench/*.c)
 BENCH_SH   := $(wildcard tests/bench/*.sh)
 BENCH_BINS := $(patsubst tests/bench/%.c,$(GB)/root/bench/%,$(BENCH_C))
 
-$(GB)/root/tests/lib_%: tests/guest/lib_%.c libinotify/libinofd.a
+# Every guest test may use libinofd; static linking takes only what is used.
+$(GB)/root/tests/%: tests/guest/%.c libinotify/libinofd.a
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
 
-# stress tests may use the library too (stress_flood: overflow recovery)
-$(GB)/root/tests/stress_%: tests/guest/stress_%.c libinotify/libinofd.a
+# 32-bit builds of the kernel-interface tests exercise the compat ioctl path.
+M32_CFLAGS := -m32 -idirafter /usr/include/x86_64-linux-gnu
+$(GB)/root/tests/%_m32: tests/guest/%.c
 	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
+	$(CC) $(GUEST_CFLAGS) $(M32_CFLAGS) $< -o $@ -lpthread
 
-$(GB)/root/tests/%: tests/guest/%.c
+$(GB)/root/tests/inotify_fd_test_m32: $(STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) $< -o $@ -lpthread
+	@if [ -f $(KSELFTEST_SRC) ]; then \
+		echo "  CC  kselftest inotify_fd_test (32-bit)"; \
+		$(CC) -static -O2 -Wall $(M32_CFLAGS) -I$(CURDIR)/include-uapi \
+			-I$(KSRC)/tools/testing/selftests $(KSELFTEST_SRC) -o $@ -lpthread; \
+	else rm -f $@; fi
 
 $(GB)/root/bench/%: tests/bench/%.c libinotify/libinofd.a
 	@mkdir -p $(@D)
@@ -159,7 +168,7 @@ $(GB)/kernel-dirs.txt: $(STAMP)
 	@cd $(KSRC) && find . -type d -not -path './.git*' > $@.new && mv $@.new $@
 
 $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
-		$(GB)/root/tests/inotify_fd_test \
+		$(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32 \
 		$(GB)/tools/qemu-exit $(GB)/tools/runas tests/guest/tests.list \
 		$(GB)/kernel-dirs.txt scripts/mk-initramfs.sh examples FORCE
 	@rm -rf $(GB)/stage && mkdir -p $(GB)/stage/bin $(GB)/stage/tests

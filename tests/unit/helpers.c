@@ -168,3 +168,16 @@ int in_child(int (*fn)(void *), void *arg)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
+
+int max_queued(void)
+{
+	FILE *fp = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+	int n = 16384;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &n) != 1 || n <= 0)
+			n = 16384;
+		fclose(fp);
+	}
+	return n;
+}

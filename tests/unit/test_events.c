@@ -156,19 +156,6 @@ static void flood(struct fx *f, int n)
 	close(b);
 }
 
-static int max_queued(void)
-{
-	FILE *fp = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
-	int n = 16384;
-
-	if (fp) {
-		if (fscanf(fp, "%d", &n) != 1)
-			n = 16384;
-		fclose(fp);
-	}
-	return n;
-}
-
 static void overflow_rescan_and_repair(void **state)
 {
 	struct fx *f = *state;

@@ -53,6 +53,8 @@ void mkdirp(const char *path);
 /* read events until none came for quiet_ms; appends to f->r */
 int drain(struct fx *f, int quiet_ms);
 /* index of the first record matching, or -1; name NULL matches any */
+/* fs.inotify.max_queued_events (16384 when it cannot be read) */
+int max_queued(void);
 int find(const struct fx *f, int type, uint32_t mask, const char *name);
 int count(const struct fx *f, int type, uint32_t mask, const char *name);
 void dump(const struct fx *f);
