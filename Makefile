@@ -38,7 +38,7 @@ KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_
 DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
-	libc6-dev-i386 lib32gcc-12-dev
+	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch lib examples clean \
@@ -49,7 +49,7 @@ all: lib examples kernel initramfs
 help:
 	@echo "make deps        install the Debian packages this needs (as root)"
 	@echo "make qemu        build what is missing, boot the patched kernel, run the watch-fd demo"
-	@echo "make check       host unit tests + the whole guest suite (the test command)"
+	@echo "make check       host unit tests, checkpatch, the guest suite on the default and the debug kernel"
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
 	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
@@ -211,11 +211,19 @@ uapi-check: $(STAMP)
 
 checkpatch: $(STAMP)
 	@rc=0; for p in $$(grep -v '^#' patches/series); do \
-		echo "== $$p"; \
-		$(KSRC)/scripts/checkpatch.pl --strict --no-tree -q patches/$$p || rc=1; \
-	done; exit $$rc
+		(cd $(KSRC) && PATH=/usr/bin:/bin:$$PATH scripts/checkpatch.pl --strict -q \
+			$(CURDIR)/patches/$$p) || { echo "checkpatch: $$p: see above"; rc=1; }; \
+	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' patches/series) patches clean (--strict)"; exit $$rc
 
-check: need unit uapi-check guest-check
+# The test command: host unit tests, the uapi copy, checkpatch, then the
+# guest suite on the default kernel and again on the debug kernel (KASAN,
+# lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
+ifeq ($(DEBUG),1)
+check: need unit uapi-check checkpatch guest-check
+else
+check: need unit uapi-check checkpatch guest-check
+	@$(MAKE) --no-print-directory guest-check DEBUG=1
+endif
 
 clean:
 	rm -rf $(B)
