@@ -12,7 +12,11 @@
  * echo: one open, write and close per line, no fork); "c" is a child doing
  * LINES write(2) calls on one O_APPEND fd.
  *
- *   bench_notify DIR LINES ROUNDS WRITER MASK
+ *   bench_notify DIR LINES ROUNDS WRITER MASK [CONSUMER]
+ *
+ * CONSUMER "drain" (default) reads on every wakeup; "batch:MS" sleeps MS
+ * milliseconds after each drain, so events pile up and one wakeup reads
+ * many (what a consumer that does not need sub-10 ms latency can do).
  *
  * Runs ROUNDS rounds of none, path, fd (interleaved, so drift hits every
  * mode alike) and prints the median time of each mode and its ratio to
@@ -32,6 +36,7 @@ enum { M_NONE, M_PATH, M_FD, NMODES };
 static const char *mname[NMODES] = { "none", "path", "fd(closed)" };
 
 static char buf[256 * 1024];
+static unsigned int batch_ms;
 
 /* One run: returns the writer's time; *nev counts the events drained. */
 static double run(const char *dir, long lines, const char *writer, int mode,
@@ -117,6 +122,8 @@ static double run(const char *dir, long lines, const char *writer, int mode,
 		}
 		if (pf[1].revents & (POLLHUP | POLLIN))
 			break;
+		if (batch_ms)
+			usleep(batch_ms * 1000);
 	}
 	if (waitpid(pid, &st, 0) < 0)
 		die("waitpid");
@@ -137,10 +144,13 @@ int main(int argc, char **argv)
 	int rounds, r, m;
 	uint32_t mask;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: bench_notify DIR LINES ROUNDS sh|c MASK\n");
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: bench_notify DIR LINES ROUNDS sh|c MASK "
+			"[drain|batch:MS]\n");
 		return 2;
 	}
+	if (argc == 7 && !strncmp(argv[6], "batch:", 6))
+		batch_ms = atoi(argv[6] + 6);
 	lines = atol(argv[2]);
 	rounds = atoi(argv[3]);
 	mask = strtoul(argv[5], NULL, 16);
@@ -161,8 +171,9 @@ int main(int argc, char **argv)
 	for (m = 0; m < NMODES; m++)
 		med[m] = median(t[m], rounds);
 	for (m = 0; m < NMODES; m++)
-		printf("notify writer=%s lines=%ld mask=%#x mode=%-10s median %.3f s"
-		       "  ratio %.2f  (events/run %ld)\n", argv[4], lines, mask,
+		printf("notify writer=%s lines=%ld mask=%#x consumer=%s mode=%-10s "
+		       "median %.3f s  ratio %.2f  (events/run %ld)\n", argv[4],
+		       lines, mask, argc == 7 ? argv[6] : "drain",
 		       mname[m], med[m], med[m] / med[M_NONE], ev[m] / rounds);
 	return 0;
 }

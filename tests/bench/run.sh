@@ -38,6 +38,12 @@ step "1a nonotify, busybox sh echo >> loop, IN_MODIFY" \
 	$B/bench_notify $W/notify $LINES $ROUNDS sh 0x2
 step "1a nonotify, C writer (one write(2) per line), IN_ALL_EVENTS" \
 	$B/bench_notify $W/notify $CLINES $ROUNDS c 0xfff
+# The same with a consumer that sleeps 10 ms after each drain: fewer
+# wakeups, the same events.
+step "1a nonotify, busybox sh loop, IN_ALL_EVENTS, consumer batching 10 ms" \
+	$B/bench_notify $W/notify $LINES $ROUNDS sh 0xfff batch:10
+step "1a nonotify, C writer, IN_ALL_EVENTS, consumer batching 10 ms" \
+	$B/bench_notify $W/notify $CLINES $ROUNDS c 0xfff batch:10
 rm -rf $W/notify
 
 # 1b + 1c. Watch setup at depth 8; memory per watch; fds held.
