@@ -163,9 +163,9 @@ static int kernel_round(int ifd, long nprod, int slow, int must_all)
 	       overflow, slow == 2 ? "late" : slow ? "slow" : "fast");
 	if (dup)
 		FAIL("%ld IN_CREATE events arrived twice", dup);
-	if (overflow > 1)
-		FAIL("%d IN_Q_OVERFLOW events for one flood (merged in 6.1)",
-		     overflow);
+	/* a reader that reads nothing during the flood sees one overflow */
+	if (slow == 2 && overflow > 1)
+		FAIL("%d IN_Q_OVERFLOW events for one flood", overflow);
 	if (got < total && !overflow)
 		FAIL("%ld events lost without IN_Q_OVERFLOW", total - got);
 	if (must_all && got != total)
@@ -319,13 +319,20 @@ static void library_round(int small)
 		FAIL("the recursive watch has %d watches, want %d",
 		     inofd_watch_count(in), want);
 
-	/* every directory, seen or missed, now reports with its path */
+	/*
+	 * Every directory, seen or missed, now reports with its path; in
+	 * batches the queue holds, so that nothing overflows again.
+	 */
+	r = rescans;
 	for (i = 0; i < NDIRS; i++) {
 		if (asprintf(&paths[i], "%s/d%02d/s/new", dir, i) < 0)
 			return;
 		close(open(paths[i], O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+		if (i % 8 == 7 || i == NDIRS - 1)
+			drain(in, &rescans, &errors, paths, i + 1, found);
 	}
-	drain(in, &rescans, &errors, paths, NDIRS, found);
+	if (rescans != r)
+		FAIL("the queue overflowed again on %d events", NDIRS);
 	for (i = 0; i < NDIRS; i++) {
 		if (found[i] != 1) {
 			if (missing++ < 5)
@@ -344,6 +351,8 @@ static void library_round(int small)
 int main(void)
 {
 	int root = geteuid() == 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct inofd *in;
 	int r;
 
