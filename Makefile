@@ -14,7 +14,7 @@ B       := $(CURDIR)/build
 ifeq ($(DEBUG),1)
 VARIANT   := debug
 FRAGMENTS := kconfig/guest.config kconfig/debug.config
-QEMU_MEM  ?= 2G
+QEMU_MEM  ?= 1G
 QEMU_TIMEOUT ?= 3600
 else
 VARIANT   := default

@@ -49,7 +49,7 @@ start=$(date +%s.%N)
 # Everything goes to the log; the terminal sees the guest's own output
 # (from its start marker on) and any kernel report at any time.
 timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
-	tr -d '\r' | tee "$log" |
+	sed -u 's/\r$//' | tee "$log" |
 	awk -v bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked' '
 		/inofd: guest userspace up/ { sub(/.*inofd: guest/, "inofd: guest"); on = 1 }
 		/^=== inofd / { on = 1 }
