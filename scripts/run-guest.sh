@@ -41,7 +41,11 @@ qemu=(qemu-system-x86_64 -M pc $accel_opt -smp "$smp" -m "$mem"
 	-kernel "$kernel" -initrd "$initrd" -append "$append")
 
 if [ "$mode" = shell ]; then
-	exec "${qemu[@]}"
+	"${qemu[@]}"
+	rc=$?
+	# isa-debug-exit status 0 is QEMU exit 1: a normal end of the shell
+	[ "$rc" = 1 ] && exit 0
+	exit "$rc"
 fi
 
 mkdir -p "$(dirname "$log")"
