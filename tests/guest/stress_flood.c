@@ -197,27 +197,30 @@ static int kernel_part(int root)
 		FAIL("watch: %s", strerror(errno));
 		return -1;
 	}
-	kernel_round(ifd, root ? 3000 : 2000, 0, 1);
+	kernel_round(ifd, 1000, 0, 1);
 	close(ifd);
 	clean_dir();
 
 	/*
-	 * 2. a small queue (root) or the default one: a reader racing the
-	 * producers (overflow or not, nothing may be lost silently), then
-	 * one that reads only after the flood (the queue must overflow).
+	 * 2. a small queue: a reader racing the producers (overflow or not,
+	 * nothing may be lost silently), then one that reads only after the
+	 * flood (the queue must overflow).  A user cannot shrink the queue,
+	 * and overflowing the default one takes 16384 files: too slow on the
+	 * debug kernel for what it adds.
 	 */
+	if (!root) {
+		printf("stress_flood: not root: overflow rounds not run\n");
+		return 0;
+	}
 	for (int late = 1; late <= 2; late++) {
-		if (root)
-			write_sysctl("max_queued_events", 256);
+		write_sysctl("max_queued_events", 256);
 		ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-		if (root)
-			write_sysctl("max_queued_events", qmax);
+		write_sysctl("max_queued_events", qmax);
 		if (ifd < 0 || inotify_add_watch(ifd, dir, IN_CREATE) < 0) {
 			FAIL("watch: %s", strerror(errno));
 			return -1;
 		}
-		if (!kernel_round(ifd, root ? 3000 : qmax / NPROD + 500, late,
-				  0) && late == 2)
+		if (!kernel_round(ifd, 1000, late, 0) && late == 2)
 			FAIL("the queue must have overflowed");
 		close(ifd);
 		clean_dir();
