@@ -38,10 +38,10 @@ KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_
 DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
-	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git
+	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
-	guest-check guest-test uapi-check checkpatch lib examples clean \
+	guest-check guest-test uapi-check checkpatch series-check lib examples clean \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -56,6 +56,7 @@ help:
 	@echo "make unit        host unit tests only"
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
+	@echo "make series-check   every patch of the series builds on its own"
 	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
 	@echo "CACHE=$(CACHE)  (kernel tree and builds, outside the repo)"
 
@@ -139,7 +140,7 @@ $(GB)/root/tests/inotify_fd_test_m32: $(STAMP)
 			-I$(KSRC)/tools/testing/selftests $(KSELFTEST_SRC) -o $@ -lpthread; \
 	else rm -f $@; fi
 
-$(GB)/root/bench/%: tests/bench/%.c libinotify/libinofd.a
+$(GB)/root/bench/%: tests/bench/%.c $(wildcard tests/bench/*.h) libinotify/libinofd.a
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
 
@@ -221,9 +222,13 @@ checkpatch: $(STAMP)
 ifeq ($(DEBUG),1)
 check: need unit uapi-check checkpatch guest-check
 else
-check: need unit uapi-check checkpatch guest-check
+check: need unit uapi-check checkpatch guest-check series-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
+
+# Every patch builds on its own (incremental builds in $(CACHE)/series).
+series-check: $(BZIMAGE)
+	@scripts/series-build-check.sh $(KSRC) $(CACHE)/series $(KBUILD)/.config patches
 
 clean:
 	rm -rf $(B)

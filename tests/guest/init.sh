@@ -126,6 +126,8 @@ while read -r name user tmo cmd; do
 		fail=$((fail + 1))
 		continue
 	fi
+	# KASAN and lockdep make everything about 3x slower
+	[ "$INOFD_DEBUG_KERNEL" = 1 ] && tmo=$((tmo * 3))
 	dir=/tmp/run.$n
 	mkdir -p $dir
 	chmod 1777 $dir
