@@ -362,14 +362,11 @@ void inofd_free(struct inofd *in)
 	if (!in)
 		return;
 	close(in->ifd);
-	for (q = in->qhead; q; q = next) {
-		next = q->next;
-		q_free(q);
-	}
-	for (q = in->done; q; q = next) {
-		next = q->next;
-		q_free(q);
-	}
+	/*
+	 * Watches first: a watch with a coalescing window open points into
+	 * the queue (w->changed) and watch_free() closes that window, so the
+	 * queue must still be there.
+	 */
 	for (i = 0; i < in->hsize; i++) {
 		while (in->htab[i]) {
 			struct watch *w = in->htab[i];
@@ -378,6 +375,14 @@ void inofd_free(struct inofd *in)
 				tree_unlink(w->child);
 			watch_free(in, w);
 		}
+	}
+	for (q = in->qhead; q; q = next) {
+		next = q->next;
+		q_free(q);
+	}
+	for (q = in->done; q; q = next) {
+		next = q->next;
+		q_free(q);
 	}
 	free(in->htab);
 	free(in->buf);

@@ -273,12 +273,35 @@ void tree_event(struct inofd *in, struct watch *w, uint32_t mask,
 	r = tree_add_dir(in, w->tree, w, name, cfd, true, ++in->gen, &c);
 	close(cfd);
 	if (r < 0) {
-		if (c)
+		/*
+		 * c may be w or one of its ancestors (a bind mount of a
+		 * directory below itself, or a tree out of date): it is not
+		 * new then, and dropping it would drop w with it.
+		 */
+		if (c && !is_ancestor(c, w))
 			remove_subtree(in, c);
 		report_error(in, w, name, r);
 	}
 }
 
+/*
+ * The tree says w is somewhere the kernel just proved it is not: take it
+ * (with what is below it) out of its place.  It stays watched, as a root
+ * whose path is unknown, so its events come with a NULL path, and a
+ * re-walk that meets it puts it back where it really is.
+ */
+static void lose_track(struct watch *w)
+{
+	tree_unlink(w);
+	free(w->name);
+	w->name = NULL;
+}
+
+/*
+ * A directory left from_name in from_wd for to_name in to.  to is the
+ * target of the event being processed: the caller still uses it, so it
+ * is never freed here.
+ */
 void tree_moved(struct inofd *in, int from_wd, const char *from_name,
 		struct watch *to, const char *to_name)
 {
@@ -286,7 +309,25 @@ void tree_moved(struct inofd *in, int from_wd, const char *from_name,
 
 	if (fw && fw->tree && !fw->removing)
 		m = find_child(fw, from_name);
-	if (m && to->tree == m->tree && !to->removing && !is_ancestor(m, to)) {
+	if (m && is_ancestor(m, to)) {
+		/*
+		 * Moved into its own subtree (or into itself).  The kernel
+		 * refuses such a rename, so the tree is out of date (events
+		 * were lost): to is not below m, or m was not the directory at
+		 * from_name.  Where to really is cannot be known: the caller
+		 * is told to rescan (the error names to by its last known
+		 * path), and to loses its place (paths below it become
+		 * unknown, none is made up).  Then the rename is applied as
+		 * the kernel reports it: m goes below to, nothing is
+		 * unwatched.  If m is to, what moved in is not m, and to's
+		 * path, needed to walk it, is unknown: the error says so.
+		 */
+		report_error(in, to, NULL, -ESTALE);
+		lose_track(to);
+		if (m == to)
+			return;
+	}
+	if (m && to->tree == m->tree && !to->removing) {
 		/* a rename inside one tree: the watches stay, the names move */
 		char *nn = strdup(to_name);
 
@@ -338,7 +379,8 @@ void tree_rescan(struct inofd *in)
 		struct watch *w = watch_lookup(in, roots[i]);
 		int fd, r;
 
-		if (!w)
+		/* gone, or put back in its place by the walk of another root */
+		if (!w || w->parent)
 			continue;
 		fd = reopen_checked(in, w);
 		if (fd < 0) {

@@ -253,18 +253,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		inofd_read(in);
 		drain(in);
 	}
-#ifdef AVOID_KNOWN_BUGS
-	/*
-	 * regress/coalesce-window-open-at-free: inofd_free() with an
-	 * INOFD_EV_CHANGED window still open is a use after free.  Close the
-	 * windows first so a campaign can look for other bugs.
-	 */
-	if (o.coalesce_ms) {
-		usleep(1100);
-		inofd_read(in);
-		drain(in);
-	}
-#endif
 	inofd_free(in);
 	fuzz_fd = -1;
 	return 0;

@@ -237,6 +237,37 @@ static void coalescing_keeps_ignored(void **state)
 	assert_int_equal(inofd_watch_count(f->in), 0);
 }
 
+/*
+ * inofd_free() with a window still open (fuzz: coalesce-window-open-at-
+ * free): the open INOFD_EV_CHANGED entry was freed with the queue before
+ * the watch that points at it closed it.  ASan/valgrind see the write;
+ * without them the test checks that the instance can be freed at all.
+ */
+static void coalescing_window_open_at_free(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		bool tree = i == 1;
+
+		f->in = make(0, 0, 1000);
+		mkdirp(P(f, tree ? "t" : "p"));
+		if (tree)
+			assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"),
+						     IN_CREATE, 0, NULL) >= 0);
+		else
+			assert_true(inofd_watch_path(f->in, P(f, "p"),
+						     IN_CREATE, NULL) >= 0);
+		mkfile(P(f, tree ? "t/x" : "p/x"));
+		/* the create opens a 1 s window, nothing is ready yet */
+		assert_int_equal(inofd_read(f->in), 0);
+		assert_true(inofd_timeout(f->in) > 0);
+		inofd_free(f->in);
+		f->in = NULL;
+	}
+}
+
 DEFINE_TESTS(events,
 	T(rename_paired),
 	T(rename_across_watches),
@@ -247,4 +278,5 @@ DEFINE_TESTS(events,
 	T(overflow_rescan_and_repair),
 	TN(coalescing),
 	TN(coalescing_keeps_ignored),
+	TN(coalescing_window_open_at_free),
 )

@@ -3,6 +3,45 @@
 #include "unit.h"
 
 #include <sched.h>
+#include <sys/inotify.h>
+
+/*
+ * Events the kernel does not produce on demand (those of a tree that is
+ * out of date) are put in front of the instance's next read(2): the test
+ * binary is linked with -Wl,--wrap=read, and libinofd's read() of its fd
+ * returns inject[] once.  Every other read is the real one.
+ */
+ssize_t __real_read(int fd, void *buf, size_t n);
+static int inject_fd = -1;
+static char inject[1024];
+static size_t inject_len;
+
+ssize_t __wrap_read(int fd, void *buf, size_t n)
+{
+	size_t len = inject_len;
+
+	if (fd != inject_fd || !len || len > n)
+		return __real_read(fd, buf, n);
+	memcpy(buf, inject, len);
+	inject_len = 0;
+	inject_fd = -1;
+	return (ssize_t)len;
+}
+
+static void inject_event(int wd, uint32_t mask, uint32_t cookie,
+			 const char *name)
+{
+	struct inotify_event ev = { .wd = wd, .mask = mask, .cookie = cookie };
+	size_t nl = name ? strlen(name) : 0;
+
+	/* len includes the NUL and padding, as the kernel makes it */
+	ev.len = nl ? (uint32_t)((nl + 1 + 15) & ~15u) : 0;
+	assert_true(inject_len + sizeof(ev) + ev.len <= sizeof(inject));
+	memcpy(inject + inject_len, &ev, sizeof(ev));
+	memset(inject + inject_len + sizeof(ev), 0, ev.len);
+	memcpy(inject + inject_len + sizeof(ev), name, nl);
+	inject_len += sizeof(ev) + ev.len;
+}
 
 static int tree(struct fx *f, const char *rel, void *data)
 {
@@ -351,6 +390,107 @@ static void tree_enospc(void **state)
 		fail_msg("ENOSPC scenario failed at step %d", r);
 }
 
+/*
+ * A directory "moved" into its own subtree (fuzz: dir-moved-into-own-
+ * subtree).  The kernel refuses that rename, so the events only come when
+ * the tree is out of date (lost events); they are injected here.  The
+ * move's source subtree held the target watch: it was freed, then used.
+ * Now the target stays watched, loses its place (path unknown) and an
+ * -ESTALE error names it; nothing is unwatched.
+ */
+static int wd_of(struct fx *f, const char *rel, const char *file)
+{
+	char p[PATH_MAX];
+	int i;
+
+	snprintf(p, sizeof(p), "%s/%s", rel, file);
+	f->n = 0;
+	mkfile(P(f, p));
+	drain(f, 50);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, file);
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, p));
+	return f->r[i].wd;
+}
+
+/* from_wd/from_name moved into to_wd: a rename event and -ESTALE on to_wd */
+static void moved_into_itself(struct fx *f, int from_wd, const char *from,
+			      int to_wd, const char *to, const char *to_was)
+{
+	int i;
+
+	f->n = 0;
+	inject_fd = inofd_fd(f->in);
+	inject_event(from_wd, IN_MOVED_FROM | IN_ISDIR, 3, from);
+	inject_event(to_wd, IN_MOVED_TO | IN_ISDIR, 3, to);
+	assert_true(inofd_read(f->in) >= 0);
+	assert_int_equal(inject_len, 0);
+	drain(f, 30);
+	i = find(f, INOFD_EV_ERROR, 0, NULL);
+	assert_true(i >= 0);
+	assert_int_equal(f->r[i].wd, to_wd);
+	assert_int_equal(f->r[i].error, -ESTALE);
+	assert_string_equal(f->r[i].data, "tree");
+	/* the error names the target by the path it was last known by */
+	assert_string_equal(f->r[i].path, P(f, to_was));
+	i = find(f, INOFD_EV_RENAME, IN_MOVE | IN_ISDIR, to);
+	assert_true(i >= 0);
+	assert_int_equal(f->r[i].from_wd, from_wd);
+	assert_string_equal(f->r[i].from_name, from);
+	assert_int_equal(f->r[i].wd, to_wd);
+	/* where the target is now is unknown: no path is made up */
+	assert_string_equal(f->r[i].path, "");
+}
+
+/*
+ * A directory "moved" into its own subtree or into itself (fuzz:
+ * dir-moved-into-own-subtree).  The kernel refuses such a rename, so the
+ * events only come when the tree is out of date (lost events); they are
+ * injected here.  The source subtree held the target watch: it was freed,
+ * then used.  Now the target stays watched and loses its place (path
+ * unknown), an -ESTALE error names it, and nothing is unwatched.
+ */
+static void tree_dir_moved_into_own_subtree(void **state)
+{
+	struct fx *f = *state;
+	int root, c, e, i;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/b"));
+	mkdirp(P(f, "t/b/e"));
+	mkdirp(P(f, "t/c"));
+	root = tree(f, "t", "tree");
+	assert_true(root >= 0);
+	assert_int_equal(inofd_watch_count(f->in), 4);
+	e = wd_of(f, "t/b/e", "x");
+	c = wd_of(f, "t/c", "x");
+
+	/* t/c into t/c itself */
+	moved_into_itself(f, root, "c", c, "n", "t/c");
+	assert_int_equal(inofd_watch_count(f->in), 4);
+	/* t/b into t/b/e */
+	moved_into_itself(f, root, "b", e, "b", "t/b/e");
+	assert_int_equal(inofd_watch_count(f->in), 4);
+
+	/* both are still watched, with their paths unknown */
+	f->n = 0;
+	mkfile(P(f, "t/b/e/y"));
+	mkfile(P(f, "t/c/y"));
+	drain(f, 50);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CREATE, "y"), 2);
+	for (i = 0; i < f->n; i++)
+		if (f->r[i].type == INOFD_EV_INOTIFY)
+			assert_string_equal(f->r[i].path, "");
+	/* the root is untouched */
+	f->n = 0;
+	mkfile(P(f, "t/z"));
+	drain(f, 50);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "z");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "t/z"));
+	assert_int_equal(inofd_unwatch(f->in, root), 0);
+}
+
 DEFINE_TESTS(tree,
 	T(tree_initial_quiet),
 	T(tree_new_dirs_miss_nothing),
@@ -361,4 +501,5 @@ DEFINE_TESTS(tree,
 	T(tree_by_fd),
 	T(tree_overflow_rewalk),
 	T(tree_enospc),
+	T(tree_dir_moved_into_own_subtree),
 )
