@@ -41,7 +41,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
-	guest-check guest-test uapi-check checkpatch series-check lib examples clean \
+	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -54,6 +54,7 @@ help:
 	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
+	@echo "make fuzz        libFuzzer on the library's event parsing (FUZZ_TIME=60 s)"
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "make series-check   every patch of the series builds on its own"
@@ -112,6 +113,12 @@ unit: lib
 	@$(MAKE) -s -C tests/unit check
 
 EXAMPLES   := watch-fd epoll-watch
+# libFuzzer on the library's event processing: the corpus (every crash
+# found so far), then FUZZ_TIME seconds of new inputs.
+FUZZ_TIME ?= 60
+fuzz: lib
+	@$(MAKE) -s -C tests/fuzz regress run FUZZ_TIME=$(FUZZ_TIME)
+
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(GB)/root/tests/%,$(GUEST_C))
@@ -220,9 +227,9 @@ checkpatch: $(STAMP)
 # guest suite on the default kernel and again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
 ifeq ($(DEBUG),1)
-check: need unit uapi-check checkpatch guest-check
+check: need unit fuzz uapi-check checkpatch guest-check
 else
-check: need unit uapi-check checkpatch guest-check series-check
+check: need unit fuzz uapi-check checkpatch guest-check series-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
 
