@@ -139,14 +139,6 @@ $(GB)/root/tests/%_m32: tests/guest/%.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $(M32_CFLAGS) $< -o $@ -lpthread
 
-$(GB)/root/tests/inotify_fd_test_m32: $(STAMP)
-	@mkdir -p $(@D)
-	@if [ -f $(KSELFTEST_SRC) ]; then \
-		echo "  CC  kselftest inotify_fd_test (32-bit)"; \
-		$(CC) -static -O2 -Wall $(M32_CFLAGS) -I$(CURDIR)/include-uapi \
-			-I$(KSRC)/tools/testing/selftests $(KSELFTEST_SRC) -o $@ -lpthread; \
-	else rm -f $@; fi
-
 $(GB)/root/bench/%: tests/bench/%.c $(wildcard tests/bench/*.h) libinotify/libinofd.a
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
@@ -158,12 +150,14 @@ $(GB)/tools/%: tests/guest/tools/%.c
 libinotify/libinofd.a: lib
 
 # The kselftest comes from the patched tree, built against the repo's
-# copy of the uapi header (checked identical by uapi-check).
-$(GB)/root/tests/inotify_fd_test: $(STAMP)
+# copy of the uapi header (checked identical by uapi-check), 64- and 32-bit.
+KSELFTEST_BINS := $(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32
+$(GB)/root/tests/inotify_fd_test_m32: KSELFTEST_ARCH := $(M32_CFLAGS)
+$(KSELFTEST_BINS): $(STAMP)
 	@mkdir -p $(@D)
 	@if [ -f $(KSELFTEST_SRC) ]; then \
-		echo "  CC  kselftest inotify_fd_test"; \
-		$(CC) -static -O2 -Wall -I$(CURDIR)/include-uapi \
+		echo "  CC  kselftest $(@F)"; \
+		$(CC) -static -O2 -Wall $(KSELFTEST_ARCH) -I$(CURDIR)/include-uapi \
 			-I$(KSRC)/tools/testing/selftests $(KSELFTEST_SRC) -o $@ -lpthread; \
 	else rm -f $@; fi
 
@@ -176,7 +170,7 @@ $(GB)/kernel-dirs.txt: $(STAMP)
 	@cd $(KSRC) && find . -type d -not -path './.git*' > $@.new && mv $@.new $@
 
 $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
-		$(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32 \
+		$(KSELFTEST_BINS) \
 		$(GB)/tools/qemu-exit $(GB)/tools/runas tests/guest/tests.list \
 		$(GB)/kernel-dirs.txt scripts/mk-initramfs.sh examples FORCE
 	@rm -rf $(GB)/stage && mkdir -p $(GB)/stage/bin $(GB)/stage/tests

@@ -49,19 +49,20 @@ if [ "$mode" = shell ]; then
 fi
 
 mkdir -p "$(dirname "$log")"
+# Kernel reports that fail the run; also shown live whatever the mode.
+bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:.*suspected|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked'
 start=$(date +%s.%N)
 # Everything goes to the log; the terminal sees the guest's own output
 # (from its start marker on) and any kernel report at any time.
 timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
 	sed -u 's/\r$//' | tee "$log" |
-	awk -v bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked' '
+	awk -v bad="$bad" '
 		/inofd: guest userspace up/ { sub(/.*inofd: guest/, "inofd: guest"); on = 1 }
 		/^=== inofd / { on = 1 }
 		on || $0 ~ bad { print; fflush() }'
 rc=${PIPESTATUS[0]}
 end=$(date +%s.%N)
 
-bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:.*suspected|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked'
 fail=0
 why=()
 case "$rc" in
