@@ -522,6 +522,15 @@ static int open_at(int dirfd, const char *path, unsigned int flags,
 	return fd;
 }
 
+/* The argument checks inofd_watch_at() and inofd_watch_tree() share. */
+static int check_at_args(const struct inofd *in, const char *path,
+			 uint32_t mask, unsigned int flags)
+{
+	if (!in || !path || (flags & ~AT_FLAGS))
+		return -EINVAL;
+	return check_mask(mask);
+}
+
 static char *at_path(int dirfd, const char *path, int fd)
 {
 	if (*path && (path[0] == '/' || dirfd == AT_FDCWD))
@@ -535,9 +544,7 @@ int inofd_watch_at(struct inofd *in, int dirfd, const char *path,
 	bool own;
 	int fd, r;
 
-	if (!in || !path || (flags & ~AT_FLAGS))
-		return -EINVAL;
-	r = check_mask(mask);
+	r = check_at_args(in, path, mask, flags);
 	if (r)
 		return r;
 	/* the path is resolved once, here; the watch is made on the result */
@@ -569,9 +576,7 @@ int inofd_watch_tree(struct inofd *in, int dirfd, const char *path,
 	bool own;
 	int fd, r;
 
-	if (!in || !path || (flags & ~AT_FLAGS))
-		return -EINVAL;
-	r = check_mask(mask);
+	r = check_at_args(in, path, mask, flags);
 	if (r)
 		return r;
 	/* a tree is one owner of many watches: no per-call mask games */
