@@ -42,6 +42,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
+	bench-host \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -51,7 +52,8 @@ help:
 	@echo "make qemu        build what is missing, boot the patched kernel, run the watch-fd demo"
 	@echo "make check       host unit tests, checkpatch, the guest suite on the default and the debug kernel"
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
-	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh)"
+	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some)"
+	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
 	@echo "make fuzz        libFuzzer on the library's event parsing (FUZZ_TIME=60 s)"
@@ -194,7 +196,24 @@ qemu: need kernel initramfs
 
 # Benchmarks: one guest boot, ratios printed by tests/bench/run.sh.
 bench: need kernel initramfs
-	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log
+	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log \
+		$(if $(BENCH),inofd.bench=$(BENCH))
+
+# The same 2004 loop on the machine's own (stock) kernel, without QEMU:
+# a reference for what stock inotify's per-event cost is on real CPUs.
+# Only "none" and "path" can run there; nothing is loaded into the kernel.
+BENCH_HOST_LINES ?= 100000
+bench-host: build/host/bench_notify
+	@d=$$(mktemp -d /dev/shm/inofd-bench.XXXXXX) && \
+	for a in "sh 0xfff" "sh 0xfc6" "sh 0x400" "sh 0xfff batch:10" \
+		"sh 0xfc6 batch:10" "c 0xfff" "c 0x2 batch:10"; do \
+		echo "=== host: $$a"; \
+		build/host/bench_notify $$d/n $(BENCH_HOST_LINES) 5 $$a | grep -v '^#   round'; \
+	done; rm -rf $$d
+
+build/host/bench_notify: tests/bench/bench_notify.c tests/bench/bench.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Iinclude-uapi $< -o $@
 
 shell: need kernel initramfs
 	@scripts/run-guest.sh shell $(BZIMAGE) $(INITRD) /dev/null

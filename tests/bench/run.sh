@@ -12,7 +12,7 @@ B=/bench
 W=/tmp/bench
 LINES=${BENCH_LINES:-100000}
 CLINES=${BENCH_CLINES:-100000}
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-5}
 NDIRS=${BENCH_NDIRS:-10000}
 NEV=${BENCH_NEV:-100000}
 rc=0
@@ -21,9 +21,20 @@ mkdir -p $W
 echo "bench: $(nproc) cpus, $(uname -r), $(grep MemTotal /proc/meminfo)"
 echo "bench: max_queued_events=$(cat /proc/sys/fs/inotify/max_queued_events) max_user_watches=$(cat /proc/sys/fs/inotify/max_user_watches)"
 
+# step ID TITLE CMD...: BENCH_ONLY (make bench BENCH=1a.all,1d) is a comma
+# list of patterns; a step runs when its ID contains one of them.
 step() {
-	echo "=== $1"
-	shift
+	id=$1
+	title=$2
+	shift 2
+	if [ -n "${BENCH_ONLY:-}" ]; then
+		hit=
+		for pat in $(echo "$BENCH_ONLY" | tr , ' '); do
+			case "$id" in *"$pat"*) hit=1 ;; esac
+		done
+		[ -n "$hit" ] || return 0
+	fi
+	echo "=== $id $title"
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	"$@" || { echo "bench: FAILED: $*"; rc=1; }
 	t1=$(cut -d' ' -f1 /proc/uptime)
@@ -32,47 +43,68 @@ step() {
 
 # 1a. The 2004 nonotify test: busybox sh loop, a consumer draining every
 # wakeup, unwatched vs watched by path vs watched by a closed fd.
-step "1a nonotify, busybox sh echo >> loop, IN_ALL_EVENTS" \
+# IN_ALL_EVENTS gives IN_OPEN, IN_MODIFY and IN_CLOSE_WRITE per line.
+step 1a.all "nonotify, busybox sh echo >> loop, IN_ALL_EVENTS" \
 	$B/bench_notify $W/notify $LINES $ROUNDS sh 0xfff
-step "1a nonotify, busybox sh echo >> loop, IN_MODIFY" \
+step 1a.mod "nonotify, busybox sh echo >> loop, IN_MODIFY" \
 	$B/bench_notify $W/notify $LINES $ROUNDS sh 0x2
-step "1a nonotify, C writer (one write(2) per line), IN_ALL_EVENTS" \
+# The change mask: what FAM asked dnotify for in 2004 (DN_MODIFY,
+# DN_ATTRIB, DN_CREATE, DN_DELETE, DN_RENAME), in inotify terms:
+# IN_MODIFY|IN_ATTRIB|IN_MOVE|IN_CREATE|IN_DELETE|IN_DELETE_SELF|IN_MOVE_SELF.
+step 1a.change "nonotify, busybox sh echo >> loop, change mask" \
+	$B/bench_notify $W/notify $LINES $ROUNDS sh 0xfc6
+# A watch whose mask the loop never matches (IN_DELETE_SELF): the cost of
+# the fsnotify hooks alone, with no event queued.
+step 1a.hook "nonotify, busybox sh echo >> loop, IN_DELETE_SELF (no events)" \
+	$B/bench_notify $W/notify $LINES $ROUNDS sh 0x400
+# The C writer makes the kernel's part of each line as large as it gets:
+# one write(2) on an open fd, so the per-event cost is not diluted by the
+# shell's work.
+step 1a.c "nonotify, C writer (one write(2) per line), IN_ALL_EVENTS" \
 	$B/bench_notify $W/notify $CLINES $ROUNDS c 0xfff
+step 1a.c-hook "nonotify, C writer, IN_DELETE_SELF (no events)" \
+	$B/bench_notify $W/notify $CLINES $ROUNDS c 0x400
 # The same with a consumer that sleeps 10 ms after each drain: fewer
 # wakeups, the same events.
-step "1a nonotify, busybox sh loop, IN_ALL_EVENTS, consumer batching 10 ms" \
+step 1a.all-batch "nonotify, busybox sh loop, IN_ALL_EVENTS, consumer batching 10 ms" \
 	$B/bench_notify $W/notify $LINES $ROUNDS sh 0xfff batch:10
-step "1a nonotify, C writer, IN_ALL_EVENTS, consumer batching 10 ms" \
+step 1a.change-batch "nonotify, busybox sh loop, change mask, consumer batching 10 ms" \
+	$B/bench_notify $W/notify $LINES $ROUNDS sh 0xfc6 batch:10
+step 1a.c-batch "nonotify, C writer, IN_ALL_EVENTS, consumer batching 10 ms" \
 	$B/bench_notify $W/notify $CLINES $ROUNDS c 0xfff batch:10
 rm -rf $W/notify
 
 # 1b + 1c. Watch setup at depth 8; memory per watch; fds held.
-step "1b/1c setup of $NDIRS watches at depth 8, memory, fds" \
+step 1b.setup "setup of $NDIRS watches at depth 8, memory, fds (1c)" \
 	$B/bench_setup $W/setup $NDIRS $ROUNDS
 rm -rf $W/setup
 
 # 1b. Recursive watch of the kernel source tree's directories.
-tree=$W/ktree
-mkdir -p $tree
-if [ -f $B/kernel-dirs.txt ]; then
-	echo "bench: tree = directory skeleton of the kernel source ($(wc -l < $B/kernel-dirs.txt) dirs)"
-	(cd $tree && xargs mkdir -p < $B/kernel-dirs.txt)
-else
-	# No list shipped: a synthetic tree of the same order (5,460 dirs:
-	# fan-out 4, depth 6), named so in the output.
-	echo "bench: no $B/kernel-dirs.txt; tree = synthetic, fan-out 4, depth 6"
-	(cd $tree && for a in 0 1 2 3; do for b in 0 1 2 3; do for c in 0 1 2 3; do
-		for d in 0 1 2 3; do for e in 0 1 2 3; do
-			echo "$a/$b/$c/$d/$e/0 $a/$b/$c/$d/$e/1 $a/$b/$c/$d/$e/2 $a/$b/$c/$d/$e/3"
-		done; done; done; done; done | xargs mkdir -p)
-fi
-echo "bench: tree has $(find $tree -type d | wc -l) directories"
-step "1b recursive watch: libinofd vs inotifywait -r -m" \
+tree_bench() {
+	tree=$W/ktree
+	mkdir -p $tree
+	if [ -f $B/kernel-dirs.txt ]; then
+		echo "bench: tree = directory skeleton of the kernel source ($(wc -l < $B/kernel-dirs.txt) dirs)"
+		(cd $tree && xargs mkdir -p < $B/kernel-dirs.txt)
+	else
+		# No list shipped: a synthetic tree of the same order (5,460
+		# dirs: fan-out 4, depth 6), named so in the output.
+		echo "bench: no $B/kernel-dirs.txt; tree = synthetic, fan-out 4, depth 6"
+		(cd $tree && for a in 0 1 2 3; do for b in 0 1 2 3; do for c in 0 1 2 3; do
+			for d in 0 1 2 3; do for e in 0 1 2 3; do
+				echo "$a/$b/$c/$d/$e/0 $a/$b/$c/$d/$e/1 $a/$b/$c/$d/$e/2 $a/$b/$c/$d/$e/3"
+			done; done; done; done; done | xargs mkdir -p)
+	fi
+	echo "bench: tree has $(find $tree -type d | wc -l) directories"
 	$B/bench_tree $tree $W/empty $ROUNDS
-rm -rf $tree $W/empty
+	r=$?
+	rm -rf $tree $W/empty
+	return $r
+}
+step 1b.tree "recursive watch: libinofd vs inotifywait -r -m" tree_bench
 
 # 1d. Library overhead per event.
-step "1d events/s: libinofd iterator vs raw read()" \
+step 1d "events/s: libinofd iterator vs raw read()" \
 	$B/bench_lib $W/lib $NEV $ROUNDS
 rm -rf $W/lib
 

@@ -6,7 +6,8 @@
 #   inofd.mode=check   run /tests/tests.list (or inofd.tests=a,b,c), TAP out
 #   inofd.mode=demo    run /demo.sh, the examples/watch-fd story
 #   inofd.mode=shell   an interactive shell on the serial console
-#   inofd.mode=bench   run /bench/run.sh if present
+#   inofd.mode=bench   run /bench/run.sh if present (inofd.bench=PATTERN:
+#                      only the steps whose title contains PATTERN)
 # It ends QEMU through the isa-debug-exit device: 0 = pass, 1 = fail.
 
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -28,6 +29,7 @@ for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	inofd.mode=*) mode=${arg#inofd.mode=} ;;
 	inofd.tests=*) only=${arg#inofd.tests=} ;;
+	inofd.bench=*) export BENCH_ONLY=${arg#inofd.bench=} ;;
 	esac
 done
 
