@@ -42,7 +42,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host \
+	bench-host soak \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -54,6 +54,7 @@ help:
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
 	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some)"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
+	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
 	@echo "make fuzz        libFuzzer on the library's event parsing (FUZZ_TIME=60 s)"
@@ -214,6 +215,14 @@ bench-host: build/host/bench_notify
 build/host/bench_notify: tests/bench/bench_notify.c tests/bench/bench.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -Wall -Iinclude-uapi $< -o $@
+
+# A longer run of the stress and fuzz tests than CI's bounds (SOAK seconds
+# for each; DEBUG=1 for KASAN, lockdep, kmemleak and UBSAN).
+SOAK ?= 600
+soak: need kernel initramfs
+	@QEMU_TIMEOUT=$$(( $(SOAK) * 9 + 1200 )) scripts/run-guest.sh check \
+		$(BZIMAGE) $(INITRD) $(GB)/soak.log \
+		inofd.tests=stress_watch,fuzz_ioctl inofd.soak=$(SOAK)
 
 shell: need kernel initramfs
 	@scripts/run-guest.sh shell $(BZIMAGE) $(INITRD) /dev/null

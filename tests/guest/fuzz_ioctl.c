@@ -10,13 +10,16 @@
  *
  * Environment: FUZZ_ITERS (default 200000, 50000 when INOFD_DEBUG_KERNEL=1
  * says the guest runs the debug kernel), FUZZ_SEED (default: time; the
- * seed is printed so a failure can be replayed).  Root or user.
+ * seed is printed so a failure can be replayed), FUZZ_SECONDS (stop after
+ * that long; without FUZZ_ITERS the iterations are then unbounded: the
+ * soak run, make soak).  Root or user.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -280,6 +283,10 @@ int main(void)
 {
 	const char *it = getenv("FUZZ_ITERS"), *sd = getenv("FUZZ_SEED");
 	const char *dbg = getenv("INOFD_DEBUG_KERNEL");
+	/* FUZZ_SECONDS (the soak run) bounds the run by time instead */
+	const char *secs_env = getenv("FUZZ_SECONDS");
+	long secs = secs_env ? atol(secs_env) : 0;
+	time_t deadline = 0;
 	/* the debug kernel (KASAN, kmemleak) is about 4x slower per call */
 	long iters = it ? atol(it) : (dbg && *dbg == '1') ? 50000 : 200000, i;
 	int ifd, kind, e;
@@ -289,8 +296,17 @@ int main(void)
 	rs = sd ? strtoull(sd, NULL, 0) : (uint64_t)time(NULL) * 2654435761u;
 	if (!rs)
 		rs = 1;
-	printf("fuzz_ioctl: seed %#llx (FUZZ_SEED to replay), %ld iterations, "
-	       "uid %d\n", (unsigned long long)rs, iters, (int)getuid());
+	if (secs > 0) {
+		deadline = time(NULL) + secs;
+		if (!it)
+			iters = LONG_MAX;
+	}
+	printf("fuzz_ioctl: seed %#llx (FUZZ_SEED to replay), uid %d, ",
+	       (unsigned long long)rs, (int)getuid());
+	if (deadline)
+		printf("for %ld s\n", secs);
+	else
+		printf("%ld iterations\n", iters);
 	page = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED || mprotect(page + 4096, 4096, PROT_NONE))
@@ -311,6 +327,8 @@ int main(void)
 
 	ifd = new_instance(&kind);
 	for (i = 0; i < iters && failed < 20; i++) {
+		if (deadline && i % 1000 == 0 && time(NULL) >= deadline)
+			break;
 		if (i % 500 == 499) {
 			/* drain, drop the instance and its marks, start over */
 			while (read(ifd, buf, sizeof(buf)) > 0)

@@ -4,6 +4,7 @@
 # /init of the test guest (busybox sh).  The kernel command line selects
 # what it does:
 #   inofd.mode=check   run /tests/tests.list (or inofd.tests=a,b,c), TAP out
+#                      (inofd.soak=SECONDS: stress and fuzz tests run that long)
 #   inofd.mode=demo    run /demo.sh, the examples/watch-fd story
 #   inofd.mode=shell   an interactive shell on the serial console
 #   inofd.mode=bench   run /bench/run.sh if present (inofd.bench=PATTERN:
@@ -25,11 +26,13 @@ echo "inofd: guest userspace up at $(cut -d' ' -f1 /proc/uptime)s"
 
 mode=check
 only=
+soak=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	inofd.mode=*) mode=${arg#inofd.mode=} ;;
 	inofd.tests=*) only=${arg#inofd.tests=} ;;
 	inofd.bench=*) export BENCH_ONLY=${arg#inofd.bench=} ;;
+	inofd.soak=*) soak=${arg#inofd.soak=} ;;
 	esac
 done
 
@@ -42,6 +45,13 @@ finish() {
 
 # Kernel reports that fail the run whatever the tests say.
 BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:.*suspected|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|Call Trace:'
+
+# The soak run (make soak): the bounded stress and fuzz tests run for
+# inofd.soak seconds each instead of their CI bounds.
+if [ -n "$soak" ]; then
+	export STRESS_SECONDS=$soak FUZZ_SECONDS=$soak
+	echo "inofd: soak run, $soak s per stress or fuzz test"
+fi
 
 # The patched kernel is what this guest exists for: tests must not skip
 # the kernel feature here.
@@ -134,6 +144,7 @@ while read -r name user tmo cmd; do
 		continue
 	fi
 	# KASAN and lockdep make everything about 3x slower
+	[ -n "$soak" ] && tmo=$((tmo + soak))
 	[ "$INOFD_DEBUG_KERNEL" = 1 ] && tmo=$((tmo * 3))
 	dir=/tmp/run.$n
 	mkdir -p $dir
