@@ -42,7 +42,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host soak \
+	bench-host soak bench-experiment \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -53,6 +53,7 @@ help:
 	@echo "make check       host unit tests, checkpatch, the guest suite on the default and the debug kernel"
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
 	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some)"
+	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
@@ -223,6 +224,13 @@ soak: need kernel initramfs
 	@QEMU_TIMEOUT=$$(( $(SOAK) * 9 + 1200 )) scripts/run-guest.sh check \
 		$(BZIMAGE) $(INITRD) $(GB)/soak.log \
 		inofd.tests=stress_watch,fuzz_ioctl inofd.soak=$(SOAK)
+
+# An experimental kernel patch (experiments/*.patch) on top of the series,
+# benchmarked in its own worktree and build directory under $(CACHE)/exp.
+EXP ?= experiments/inotify-merge-before-alloc.patch
+bench-experiment: need kernel initramfs
+	@scripts/bench-experiment.sh $(EXP) $(KSRC) $(CACHE)/build-default/.config \
+		$(INITRD) $(CACHE)/exp $(or $(BENCH),1a.c)
 
 shell: need kernel initramfs
 	@scripts/run-guest.sh shell $(BZIMAGE) $(INITRD) /dev/null
