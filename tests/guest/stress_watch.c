@@ -75,10 +75,15 @@ static int new_instance(struct rnd *r)
 	return syscall(SYS_inotify_init1, IN_NONBLOCK | IN_CLOEXEC);
 }
 
-/* a random path below the mount: files and dirs, at two levels */
-static void rpath(struct rnd *r, char *p, size_t n)
+/*
+ * A random path: the mount point itself (only when self is set), or files
+ * and dirs below it at two levels.  The churner never gets the mount point:
+ * while the mounter has it unmounted it is an empty directory, and an
+ * rmdir() there would take it away for good (mount then fails, ENOENT).
+ */
+static void rpath_at(struct rnd *r, char *p, size_t n, int self)
 {
-	switch (rnd(r) % 4) {
+	switch (rnd(r) % 4 + !self) {
 	case 0:
 		snprintf(p, n, "%s", mnt);
 		break;
@@ -90,6 +95,18 @@ static void rpath(struct rnd *r, char *p, size_t n)
 			 "fd"[rnd(r) & 1], rnd(r) % NNAME);
 		break;
 	}
+}
+
+/* what the watchers use: the mount point too */
+static void rpath(struct rnd *r, char *p, size_t n)
+{
+	rpath_at(r, p, n, 1);
+}
+
+/* what the churner changes: only below the mount point */
+static void rpath_below(struct rnd *r, char *p, size_t n)
+{
+	rpath_at(r, p, n, 0);
 }
 
 static uint32_t rmask(struct rnd *r)
@@ -274,7 +291,7 @@ static void *churner(void *arg)
 			mkdir(a, 0755);
 			break;
 		case 2:
-			rpath(&r, a, sizeof(a));
+			rpath_below(&r, a, sizeof(a));
 			fd = open(a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 			if (fd >= 0) {
 				/* the fs may be full or gone: no matter */
@@ -285,20 +302,20 @@ static void *churner(void *arg)
 			}
 			break;
 		case 3:
-			rpath(&r, a, sizeof(a));
-			rpath(&r, b, sizeof(b));
+			rpath_below(&r, a, sizeof(a));
+			rpath_below(&r, b, sizeof(b));
 			rename(a, b);
 			break;
 		case 4:
-			rpath(&r, a, sizeof(a));
+			rpath_below(&r, a, sizeof(a));
 			unlink(a);
 			break;
 		case 5:
-			rpath(&r, a, sizeof(a));
+			rpath_below(&r, a, sizeof(a));
 			rmdir(a);
 			break;
 		case 6:
-			rpath(&r, a, sizeof(a));
+			rpath_below(&r, a, sizeof(a));
 			chmod(a, 0600 + (rnd(&r) & 0177));
 			break;
 		}
