@@ -201,17 +201,13 @@ bench: need kernel initramfs
 	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log \
 		$(if $(BENCH),inofd.bench=$(BENCH))
 
-# The same 2004 loop on the machine's own (stock) kernel, without QEMU:
-# a reference for what stock inotify's per-event cost is on real CPUs.
-# Only "none" and "path" can run there; nothing is loaded into the kernel.
-BENCH_HOST_LINES ?= 100000
+# The same 2004 loop (run.sh's 1a steps) on the machine's own stock kernel,
+# without QEMU: a reference for stock inotify's per-event cost on real
+# CPUs.  Only "none" and "path" can run there; nothing is loaded into it.
 bench-host: build/host/bench_notify
 	@d=$$(mktemp -d /dev/shm/inofd-bench.XXXXXX) && \
-	for a in "sh 0xfff" "sh 0xfc6" "sh 0x400" "sh 0xfff batch:10" \
-		"sh 0xfc6 batch:10" "c 0xfff" "c 0x2 batch:10"; do \
-		echo "=== host: $$a"; \
-		build/host/bench_notify $$d/n $(BENCH_HOST_LINES) 5 $$a | grep -v '^#   round'; \
-	done; rm -rf $$d
+	BENCH_ONLY=1a BENCH_BIN=build/host BENCH_WORK=$$d tests/bench/run.sh; \
+	rc=$$?; rm -rf $$d; exit $$rc
 
 build/host/bench_notify: tests/bench/bench_notify.c tests/bench/bench.h
 	@mkdir -p $(@D)

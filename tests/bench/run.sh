@@ -8,8 +8,10 @@
 #
 # The sizes below are the ones BENCHMARKS.md was made with; the BENCH_*
 # variables override them when run.sh is started by hand (make shell).
-B=/bench
-W=/tmp/bench
+# BENCH_BIN and BENCH_WORK move the programs and the scratch directory:
+# make bench-host runs the 1a steps on the build machine with them.
+B=${BENCH_BIN:-/bench}
+W=${BENCH_WORK:-/tmp/bench}
 LINES=${BENCH_LINES:-100000}
 CLINES=${BENCH_CLINES:-100000}
 ROUNDS=${BENCH_ROUNDS:-5}

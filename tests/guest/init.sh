@@ -7,8 +7,8 @@
 #                      (inofd.soak=SECONDS: stress and fuzz tests run that long)
 #   inofd.mode=demo    run /demo.sh, the examples/watch-fd story
 #   inofd.mode=shell   an interactive shell on the serial console
-#   inofd.mode=bench   run /bench/run.sh if present (inofd.bench=PATTERN:
-#                      only the steps whose title contains PATTERN)
+#   inofd.mode=bench   run /bench/run.sh if present (inofd.bench=P1,P2:
+#                      only the steps whose id contains one of the patterns)
 # It ends QEMU through the isa-debug-exit device: 0 = pass, 1 = fail.
 
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
