@@ -43,6 +43,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
 	bench-host soak bench-experiment \
+	install uninstall install-check uapi-copy-check \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -58,6 +59,9 @@ help:
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
+	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3) and watch-fd; PREFIX=/usr/local DESTDIR="
+	@echo "make uninstall   remove what make install put there (same PREFIX and DESTDIR)"
+	@echo "make install-check   install into a staging DESTDIR, build and run a pkg-config user, uninstall"
 	@echo "make fuzz        libFuzzer on the library's event parsing (FUZZ_TIME=60 s)"
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
@@ -238,8 +242,15 @@ guest-test: need kernel initramfs
 	@test -n "$(T)" || { echo "usage: make guest-test T=name[,name]"; exit 1; }
 	@scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/test.log inofd.tests=$(T)
 
-# The repo's uapi header must be what the series installs.
-uapi-check: $(STAMP)
+# The repo's uapi header must be what the series installs, and the
+# library's vendored copy must be the repo's.
+uapi-copy-check:
+	@cmp include-uapi/linux/inotify.h libinotify/src/uapi/linux/inotify.h || \
+		{ echo "uapi-copy-check: libinotify's copy differs; run:" \
+			"cp include-uapi/linux/inotify.h libinotify/src/uapi/linux/inotify.h"; exit 1; }
+	@echo "uapi-copy-check: libinotify/src/uapi/linux/inotify.h equals include-uapi's"
+
+uapi-check: uapi-copy-check $(STAMP)
 	@cmp include-uapi/linux/inotify.h $(KSRC)/include/uapi/linux/inotify.h && \
 		echo "uapi-check: include-uapi/linux/inotify.h matches the patched tree"
 
@@ -253,15 +264,31 @@ checkpatch: $(STAMP)
 # guest suite on the default kernel and again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
 ifeq ($(DEBUG),1)
-check: need unit fuzz uapi-check checkpatch guest-check
+check: need unit install-check fuzz uapi-check checkpatch guest-check
 else
-check: need unit fuzz uapi-check checkpatch guest-check series-check
+check: need unit install-check fuzz uapi-check checkpatch guest-check series-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
 
 # Every patch builds on its own (incremental builds in $(CACHE)/series).
 series-check: $(BZIMAGE)
 	@scripts/series-build-check.sh $(KSRC) $(CACHE)/series $(KBUILD)/.config patches
+
+# ---------------------------------------------------------------- install, packages
+# PREFIX (default /usr/local), LIBDIR, INCLUDEDIR, BINDIR, MANDIR and
+# DESTDIR reach the sub-makes from the command line or the environment.
+# The installed watch-fd uses the shared library (examples/shared/); the
+# guest keeps its static build.
+install: lib
+	@$(MAKE) --no-print-directory -C libinotify install
+	@$(MAKE) --no-print-directory -C examples install
+
+uninstall:
+	@$(MAKE) --no-print-directory -C examples uninstall
+	@$(MAKE) --no-print-directory -C libinotify uninstall
+
+install-check: lib
+	@scripts/install-check.sh $(B)/install-check
 
 clean:
 	rm -rf $(B)
