@@ -38,12 +38,13 @@ KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_
 DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
-	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang
+	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang \
+	debhelper dpkg-dev lintian
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
 	bench-host soak bench-experiment \
-	install uninstall install-check uapi-copy-check \
+	install uninstall install-check uapi-copy-check deb \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -62,6 +63,7 @@ help:
 	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3) and watch-fd; PREFIX=/usr/local DESTDIR="
 	@echo "make uninstall   remove what make install put there (same PREFIX and DESTDIR)"
 	@echo "make install-check   install into a staging DESTDIR, build and run a pkg-config user, uninstall"
+	@echo "make deb         Debian packages libinofd0, libinofd-dev, inofd-tools into build/deb/, then lintian"
 	@echo "make fuzz        libFuzzer on the library's event parsing (FUZZ_TIME=60 s)"
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
@@ -264,9 +266,9 @@ checkpatch: $(STAMP)
 # guest suite on the default kernel and again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
 ifeq ($(DEBUG),1)
-check: need unit install-check fuzz uapi-check checkpatch guest-check
+check: need unit install-check deb-check fuzz uapi-check checkpatch guest-check
 else
-check: need unit install-check fuzz uapi-check checkpatch guest-check series-check
+check: need unit install-check deb-check fuzz uapi-check checkpatch guest-check series-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
 
@@ -289,6 +291,17 @@ uninstall:
 
 install-check: lib
 	@scripts/install-check.sh $(B)/install-check
+
+# dpkg-buildpackage on a copy of the tree (build/deb/src, without what
+# .gitignore lists), so the working tree's own build is left alone; the
+# packages and the lintian report land in build/deb/.
+deb: need
+	@scripts/mk-deb.sh $(B)/deb
+
+# In make check the unit tests have just run: the package build skips them.
+deb-check: need
+	@DEB_BUILD_OPTIONS="nocheck noautodbgsym $(DEB_BUILD_OPTIONS)" DEB_BUILD_PROFILES=nocheck \
+		scripts/mk-deb.sh $(B)/deb
 
 clean:
 	rm -rf $(B)
