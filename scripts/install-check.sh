@@ -57,7 +57,10 @@ export PKG_CONFIG_SYSROOT_DIR=$stage PKG_CONFIG_LIBDIR=$root/lib/pkgconfig PKG_C
 flags=$(pkg-config --cflags --libs libinofd)
 [ "$(pkg-config --modversion libinofd)" = "$version" ] || die "pkg-config --modversion is not $version"
 $CC -Wall -Wextra -Werror -o "$work/use_inofd" tests/install/use_inofd.c $flags
-readelf -d "$work/use_inofd" | grep -q 'NEEDED.*\[libinofd\.so\.0\]' ||
+# (outputs are captured first: grep -q ending a pipe early would fail the
+# writer with SIGPIPE under pipefail)
+dyn=$(readelf -d "$work/use_inofd")
+grep -q 'NEEDED.*\[libinofd\.so\.0\]' <<<"$dyn" ||
 	die "use_inofd is not linked against libinofd.so.0"
 out=$(LD_LIBRARY_PATH=$root/lib "$work/use_inofd" "$work/watched") || die "use_inofd failed: $out"
 grep -qx "library: $root/lib/libinofd.so.0" <<<"$out" ||
@@ -69,13 +72,16 @@ rm -f "$work/watched/hello"
 $CC -Wall -Wextra -Werror -o "$work/use_inofd_static" tests/install/use_inofd.c \
 	$(pkg-config --cflags libinofd) $(pkg-config --libs-only-L libinofd) \
 	-Wl,-Bstatic -linofd -Wl,-Bdynamic
-! readelf -d "$work/use_inofd_static" | grep -q 'libinofd' || die "use_inofd_static needs libinofd.so"
-"$work/use_inofd_static" "$work/watched" | grep -q '^event: .*IN_CREATE hello$' ||
+dyn=$(readelf -d "$work/use_inofd_static")
+! grep -q 'libinofd' <<<"$dyn" || die "use_inofd_static needs libinofd.so"
+out=$("$work/use_inofd_static" "$work/watched") || die "use_inofd_static failed: $out"
+grep -q '^event: .*IN_CREATE hello$' <<<"$out" ||
 	die "use_inofd_static saw no IN_CREATE"
 
 # The installed watch-fd runs on the staged library: it exits 0 on the
 # first event, as inotifywait does without -m.
-LD_LIBRARY_PATH=$root/lib ldd "$root/bin/watch-fd" | grep -q "libinofd.so.0 => $root/lib/" ||
+libs=$(LD_LIBRARY_PATH=$root/lib ldd "$root/bin/watch-fd")
+grep -q "libinofd.so.0 => $root/lib/" <<<"$libs" ||
 	die "the installed watch-fd does not use the staged libinofd.so.0"
 LD_LIBRARY_PATH=$root/lib timeout 10 "$root/bin/watch-fd" -q -e create "$work/watched" \
 	>"$work/watch-fd.out" 2>&1 &
