@@ -44,7 +44,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
 	bench-host soak bench-experiment \
-	install uninstall install-check uapi-copy-check deb \
+	install uninstall install-check uapi-copy-check deb deb-check \
 	distclean FORCE
 
 all: lib examples kernel initramfs
