@@ -279,15 +279,15 @@ series-check: $(BZIMAGE)
 # ---------------------------------------------------------------- install, packages
 # PREFIX (default /usr/local), LIBDIR, INCLUDEDIR, BINDIR, MANDIR and
 # DESTDIR reach the sub-makes from the command line or the environment.
-# The installed watch-fd uses the shared library (examples/shared/); the
-# guest keeps its static build.
+# A relative DESTDIR is taken from here.  The installed watch-fd uses the
+# shared library (examples/shared/); the guest keeps its static build.
 install: lib
-	@$(MAKE) --no-print-directory -C libinotify install
-	@$(MAKE) --no-print-directory -C examples install
+	@$(MAKE) --no-print-directory -C libinotify install DESTDIR=$(abspath $(DESTDIR))
+	@$(MAKE) --no-print-directory -C examples install DESTDIR=$(abspath $(DESTDIR))
 
 uninstall:
-	@$(MAKE) --no-print-directory -C examples uninstall
-	@$(MAKE) --no-print-directory -C libinotify uninstall
+	@$(MAKE) --no-print-directory -C examples uninstall DESTDIR=$(abspath $(DESTDIR))
+	@$(MAKE) --no-print-directory -C libinotify uninstall DESTDIR=$(abspath $(DESTDIR))
 
 install-check: lib
 	@scripts/install-check.sh $(B)/install-check
