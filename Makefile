@@ -13,16 +13,25 @@ B       := $(CURDIR)/build
 
 ifeq ($(DEBUG),1)
 VARIANT   := debug
+KOBJ_EST  := 1700
 FRAGMENTS := kconfig/guest.config kconfig/debug.config
 QEMU_MEM  ?= 1G
 QEMU_TIMEOUT ?= 3600
 else
 VARIANT   := default
+KOBJ_EST  := 1500
 FRAGMENTS := kconfig/guest.config
 QEMU_MEM  ?= 512M
 QEMU_TIMEOUT ?= 1200
 endif
 export QEMU_MEM QEMU_TIMEOUT
+
+# QEMU's accelerator: auto uses KVM where a bounded probe boot under KVM
+# worked on this host (scripts/accel-probe.sh, answer cached in
+# $(CACHE)/accel), TCG otherwise; ACCEL=tcg or ACCEL=kvm forces one.
+ACCEL       ?= auto
+ACCEL_CACHE ?= $(CACHE)/accel
+export ACCEL ACCEL_CACHE
 
 KSRC    := $(CACHE)/linux
 KBUILD  := $(CACHE)/build-$(VARIANT)
@@ -42,7 +51,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host soak bench-experiment \
+	bench-host soak bench-experiment harness-check \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -53,6 +62,7 @@ help:
 	@echo "make check       host unit tests, checkpatch, the guest suite on the default and the debug kernel"
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
 	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some)"
+	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter)"
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
@@ -63,6 +73,7 @@ help:
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "make series-check   every patch of the series builds on its own"
 	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
+	@echo "ACCEL=auto       KVM if it works here (probed once per host), else TCG; ACCEL=tcg|kvm forces"
 	@echo "CACHE=$(CACHE)  (kernel tree and builds, outside the repo)"
 
 # ---------------------------------------------------------------- deps
@@ -99,9 +110,13 @@ $(KBUILD)/.config: $(STAMP) $(FRAGMENTS) scripts/kernel-config.sh
 	@scripts/kernel-config.sh $(KSRC) $(KBUILD) $(addprefix $(CURDIR)/,$(FRAGMENTS))
 	@touch $@
 
+# kbuild runs without -s: scripts/progress.sh counts its "  CC  x.o" lines
+# (objects built against the count the last complete build left, or the
+# estimate below on the first) and passes every other line through.
 $(BZIMAGE): $(KBUILD)/.config $(STAMP)
 	@echo "kernel: building $(VARIANT) bzImage in $(KBUILD)"
-	@$(MAKE) -s -C $(KSRC) O=$(KBUILD) ARCH=x86_64 -j$(JOBS) bzImage
+	@scripts/progress.sh kbuild "kernel $(VARIANT)" $(KBUILD) $(KOBJ_EST) - -- \
+		$(MAKE) -C $(KSRC) O=$(KBUILD) ARCH=x86_64 -j$(JOBS) bzImage
 	@touch $@
 
 kernel: $(BZIMAGE)
@@ -249,13 +264,18 @@ checkpatch: $(STAMP)
 			$(CURDIR)/patches/$$p) || { echo "checkpatch: $$p: see above"; rc=1; }; \
 	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' patches/series) patches clean (--strict)"; exit $$rc
 
+# Host tests of the harness itself: the KVM probe falls back within its
+# bound (fake QEMUs), the progress filter.
+harness-check:
+	@rc=0; for t in tests/harness/*_test.sh; do $$t || rc=1; done; exit $$rc
+
 # The test command: host unit tests, the uapi copy, checkpatch, then the
 # guest suite on the default kernel and again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
 ifeq ($(DEBUG),1)
-check: need unit fuzz uapi-check checkpatch guest-check
+check: need harness-check unit fuzz uapi-check checkpatch guest-check
 else
-check: need unit fuzz uapi-check checkpatch guest-check series-check
+check: need harness-check unit fuzz uapi-check checkpatch guest-check series-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
 
