@@ -47,11 +47,12 @@ KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_
 DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
-	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang
+	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang \
+	gnuplot-nox
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host soak bench-experiment harness-check \
+	bench-host soak bench-experiment bench-report harness-check \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -61,8 +62,10 @@ help:
 	@echo "make qemu        build what is missing, boot the patched kernel, run the watch-fd demo"
 	@echo "make check       host unit tests, checkpatch, the guest suite on the default and the debug kernel"
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
-	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some)"
-	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter)"
+	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some),"
+	@echo "                 then tables and SVG plots in build/guest-default/bench-report/"
+	@echo "make bench-report LOG=file OUT=dir   tables and plots from a bench log"
+	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter, bench report)"
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
@@ -211,10 +214,17 @@ $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
 qemu: need kernel initramfs
 	@scripts/run-guest.sh demo $(BZIMAGE) $(INITRD) $(GB)/demo.log
 
-# Benchmarks: one guest boot, ratios printed by tests/bench/run.sh.
+# Benchmarks: one guest boot, ratios printed by tests/bench/run.sh, then
+# the tables and SVG plots made from that log (the run's status is kept).
+BENCH_OUT := $(GB)/bench-report
 bench: need kernel initramfs
 	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log \
-		$(if $(BENCH),inofd.bench=$(BENCH))
+		$(if $(BENCH),inofd.bench=$(BENCH)); rc=$$?; \
+	scripts/bench-report.py $(GB)/bench.log $(BENCH_OUT) || rc=1; exit $$rc
+
+# Tables and plots from an existing bench log (LOG=, OUT=).
+bench-report:
+	@scripts/bench-report.py $(or $(LOG),$(GB)/bench.log) $(or $(OUT),$(BENCH_OUT))
 
 # The same 2004 loop (run.sh's 1a steps) on the machine's own stock kernel,
 # without QEMU: a reference for stock inotify's per-event cost on real
@@ -265,7 +275,7 @@ checkpatch: $(STAMP)
 	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' patches/series) patches clean (--strict)"; exit $$rc
 
 # Host tests of the harness itself: the KVM probe falls back within its
-# bound (fake QEMUs), the progress filter.
+# bound (fake QEMUs), the progress filter, the bench report generator.
 harness-check:
 	@rc=0; for t in tests/harness/*_test.sh; do $$t || rc=1; done; exit $$rc
 

@@ -143,8 +143,11 @@ kbuild() {
 		finish "$label: FAILED (status $rc) after $(hms $((EPOCHSECONDS - start))), $n objects built"
 		return "$rc"
 	fi
-	# the expected count of the next cold build of this variant
-	[ -n "$expect" ] && find "$bdir" -name '*.o' | wc -l > "$bdir/.inofd-objects"
+	# the expected count of the next cold build of this variant (not
+	# after a build that made nothing, such as make -n)
+	if [ -n "$expect" ] && [ "$n" -gt 0 ]; then
+		find "$bdir" -name '*.o' | wc -l > "$bdir/.inofd-objects"
+	fi
 	finish "$label: $n objects built in $(hms $((EPOCHSECONDS - start)))"
 	return 0
 }
