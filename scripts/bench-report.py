@@ -83,14 +83,16 @@ class Report:
                                   f.get('consumer', ''), f['mode'], med,
                                   float(ratios[0]), mn, float(ratios[1]), usl, ev))
                 return
-        if line.startswith('setup ') and 'method' in f:
-            n = f.get('n') or f.get('watches') or f.get('dirs')
-            usw = fnum(NUM + r' us/watch', line)
-            if n is not None and usw is not None:
-                self.setup.append((step, int(n), f.get('depth', ''), f['method'],
-                                   fnum(r'median ' + NUM + ' ms', line), usw,
-                                   fnum(r'ratio vs path ' + NUM, line)))
-                return
+        # any line giving a time per watch for a number of watches (the
+        # 1b.setup step and the scale rows)
+        n = f.get('n') or f.get('watches') or f.get('dirs')
+        usw = fnum(NUM + r' us/watch', line)
+        if n is not None and n.isdigit() and usw is not None:
+            self.setup.append((step, int(n), f.get('depth', ''),
+                               f.get('method') or line.split()[0],
+                               fnum(r'median ' + NUM + ' ms', line), usw,
+                               fnum(r'ratio vs path ' + NUM, line)))
+            return
         if line.startswith('memory ') and 'method' in f:
             d = self.memory.setdefault(f['method'], {})
             if 'watches' in f:
@@ -108,8 +110,8 @@ class Report:
         if line.startswith('tree '):
             self.tree.append((step, line))
             return
-        if line.startswith('lib ') and 'events' in f:
-            ratio = fnum(r'ratio lib/raw time ' + NUM, line)
+        if (line.startswith('lib ') or step.startswith('1d')) and 'events' in f:
+            ratio = fnum(r'lib/raw(?: time)? ' + NUM, line)
             raw = fnum(r'raw read\(\) ' + NUM + ' events/s', line)
             lib = fnum(r'iterator ' + NUM + ' events/s', line)
             if ratio is not None:
@@ -160,7 +162,8 @@ def tables(rep, header, logname, plots):
                 '| step | watches | depth | method | median | per watch | vs path |',
                 '| --- | --- | --- | --- | --- | --- | --- |']
         for r in rep.setup:
-            out.append(f'| {r[0]} | {r[1]:,} | {r[2]} | {r[3]} | {fmt(r[4], ".1f")} ms '
+            ms = fmt(r[4], '.1f') + ' ms' if r[4] is not None else '—'
+            out.append(f'| {r[0]} | {r[1]:,} | {r[2]} | {r[3]} | {ms} '
                        f'| {fmt(r[5], ".1f")} µs | {fmt(r[6])} |')
         out.append('')
     if rep.memory:
@@ -260,7 +263,7 @@ def plot_scale(rep, outdir):
 set title "Watch setup: time per watch against the number of watches"
 set xlabel "watches"
 set ylabel "µs per watch (median of the rounds)"
-{"set logscale x" if len(ns) > 1 else ""}
+{"set logscale x" if len(ns) > 1 else f"set xrange [{min(ns) / 2}:{min(ns) * 1.5}]"}
 set xtics ({", ".join(str(n) for n in sorted(ns))})
 set grid
 set key outside right

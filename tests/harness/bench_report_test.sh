@@ -46,6 +46,7 @@ notify writer=c lines=100000 mask=0xfff consumer=drain mode=fd(closed) median 0.
 setup n=1000 depth=8 method=path         median 11.0 ms  $u1 us/watch  ratio vs path 1.00
 setup n=10000 depth=8 method=path         median 116.0 ms  $u2 us/watch  ratio vs path 1.00
 setup n=100000 depth=8 method=path         median 1160.0 ms  $u3 us/watch  ratio vs path 1.00
+scale dirs=1000 method=lib  $u1 us/watch  heap 88 bytes/watch
 memory method=path     watches=10000  meminfo Slab 114 bytes/watch  fds held after setup: 4 (stdin, stdout, stderr and the instance)
 === 1b.walker a row this generator does not know
 [   12.345678] a kernel message in the middle
@@ -65,6 +66,7 @@ check "1a.all row: path $p1, fd $f1 from the log" grep -q "^| 1a.all | sh | 0xff
 check "1a.c row: path $p2, fd $f2 from the log" grep -q "^| 1a.c | c | 0xfff | drain | 0.400 s | $p2 | $f2 |" "$md"
 check "scale rows: $u1 / $u2 / $u3 us per watch" \
 	bash -c "grep -q '| 1,000 | 8 | path | 11.0 ms | $u1 µs' '$md' && grep -q '| 100,000 | 8 | path | 1160.0 ms | $u3 µs' '$md'"
+check "a scale row in another format: lib, $u1 us per watch" grep -q "^| 1b.scale | 1,000 |  | lib | — | $u1 µs | — |$" "$md"
 check "iterator rows: depth 0 ratio $d0, depth 8 ratio $d8" \
 	bash -c "grep -q '^| 1d | 0 | 100000 | .* | $d0 |$' '$md' && grep -q '^| 1d | 8 | 100000 | .* | $d8 |$' '$md'"
 check "unknown row kept verbatim" grep -qF '| 1b.walker | `walker dirs=5097 bare C walker 123.4 ms \| lib/walker 1.05` |' "$md"
