@@ -70,6 +70,9 @@ mkdir -p "$(dirname "$log")"
 # Kernel reports that fail the run; also shown live whatever the mode.
 bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:.*suspected|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked'
 start=$(date +%s.%N)
+# mawk reads a pipe in blocks unless -W interactive: the live view lagged
+live_awk=(awk)
+awk -W version 2>&1 | grep -q mawk && live_awk=(awk -W interactive)
 # make bench and make soak: a step counter with elapsed times
 progress=cat
 case "$mode $*" in
@@ -80,7 +83,7 @@ esac
 # (from its start marker on) and any kernel report at any time.
 timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
 	sed -u 's/\r$//' | tee "$log" |
-	awk -v bad="$bad" '
+	"${live_awk[@]}" -v bad="$bad" '
 		/inofd: guest userspace up/ { sub(/.*inofd: guest/, "inofd: guest"); on = 1 }
 		/^=== inofd / { on = 1 }
 		on || $0 ~ bad { print; fflush() }' | $progress

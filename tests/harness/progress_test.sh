@@ -111,5 +111,22 @@ check "guest: step 2/2 named" grep -qE '^bench: step 2/2 1d, ' "$t/out"
 	PROGRESS_TTY=0 PROGRESS_EVERY=1 "$progress" guest soak > "$t/out" 2>&1
 check "soak: test 1/2 then 2/2" bash -c "grep -q '^soak: test 1/2, ' '$t/out' && grep -q '^soak: test 2/2, ' '$t/out' && ! grep -q 'test 3/2' '$t/out'"
 
+# 9. run-guest.sh bench: the guest's lines reach the step counter as they
+# come (no pipe stage may hold them back in a buffer)
+cat > "$t/qemu" <<'FAKE'
+#!/bin/bash
+[ "$1" = --version ] && { echo "QEMU emulator version 90.9 (fake guest)"; exit 0; }
+echo "inofd: guest userspace up at 0.5s"; echo "=== inofd bench ==="; echo "bench: plan 2 steps"
+echo "=== 1a.x step one"; sleep 2.5; echo "=== 1d step two"; sleep 1; echo "=== inofd bench exit 0 ==="
+exit 1
+FAKE
+chmod +x "$t/qemu"
+touch "$t/k" "$t/i"
+QEMU=$t/qemu ACCEL=tcg PROGRESS_EVERY=1 "$top/scripts/run-guest.sh" bench "$t/k" "$t/i" "$t/bench.log" > "$t/out" 2>&1
+rc=$?
+sed 's/^/# /' "$t/out"
+check "run-guest bench: passes through the counter" [ "$rc" = 0 ]
+check "run-guest bench: step 1 seen live (2 s into it)" grep -q '^bench: step 1/2 1a.x, 0m02s in it' "$t/out"
+
 echo "# progress: $((n - fails)) passed, $fails failed"
 [ "$fails" = 0 ]
