@@ -107,7 +107,7 @@ kbuild_filter() {
 				# a quiet kbuild line: "  CC      fs/stat.o"
 				case "$line" in *.o) n=$((n + 1)) ;; esac
 				;;
-			"make["*"]: Entering directory"* | "make["*"]: Leaving directory"*) ;;
+			"make"*": Entering directory"* | "make"*": Leaving directory"*) ;;
 			*) pass "$line" ;;
 			esac
 		fi
@@ -143,9 +143,9 @@ kbuild() {
 		finish "$label: FAILED (status $rc) after $(hms $((EPOCHSECONDS - start))), $n objects built"
 		return "$rc"
 	fi
-	# the expected count of the next cold build of this variant (not
-	# after a build that made nothing, such as make -n)
-	if [ -n "$expect" ] && [ "$n" -gt 0 ]; then
+	# the expected count of the next cold build of this variant: only
+	# after a complete one (not make -n, not a single-object target)
+	if [ -n "$expect" ] && [ "$n" -gt 0 ] && [ -e "$bdir/vmlinux" ]; then
 		find "$bdir" -name '*.o' | wc -l > "$bdir/.inofd-objects"
 	fi
 	finish "$label: $n objects built in $(hms $((EPOCHSECONDS - start)))"

@@ -19,7 +19,8 @@ bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 has() { grep -qF -- "$1" "$t/out"; }
 
-# a fake kbuild: OBJS objects (files in BDIR), a warning, then STATUS
+# a fake kbuild: OBJS objects (files in BDIR), a warning, then STATUS;
+# "link" makes BDIR/vmlinux (a complete build)
 cat > "$t/fakebuild" <<'FAKE'
 #!/bin/bash
 bdir=$1 objs=$2 status=$3 pause=${4:-0}
@@ -34,6 +35,7 @@ for i in $(seq "$objs"); do
 	sleep "$pause"
 done
 echo "  AR      dir/built-in.a"
+[ "${5:-}" = link ] && [ "$status" = 0 ] && touch "$bdir/vmlinux"
 [ "$status" != 0 ] && echo "dir/file9.c:1:1: error: expected ';' before '}' token" >&2 &&
 	echo "make[2]: *** [scripts/Makefile.build:250: dir/file9.o] Error 1" >&2
 echo "make[1]: Leaving directory '$bdir'"
@@ -44,7 +46,7 @@ b=$t/build
 mkdir -p "$b"
 
 # 1. first build: the estimate, every object counted, warnings in full
-PROGRESS_TTY=0 "$progress" kbuild "kernel test" "$b" 5 "$t/log" -- "$t/fakebuild" "$b" 4 0 > "$t/out" 2>&1
+PROGRESS_TTY=0 "$progress" kbuild "kernel test" "$b" 5 "$t/log" -- "$t/fakebuild" "$b" 4 0 0 link > "$t/out" 2>&1
 rc=$?
 sed 's/^/# /' "$t/out"
 check "success: status 0" [ "$rc" = 0 ]
@@ -57,7 +59,7 @@ check "success: last line counts the objects" has "kernel test: 4 objects built 
 check "success: the log has every line" [ "$(wc -l < "$t/log")" = 11 ]
 check "success: count of this build kept for the next" [ "$(cat "$b/.inofd-objects")" = 4 ]
 # 2. a failing build: its status, its error in full
-rm -f "$b"/*.o
+rm -f "$b"/*.o "$b/vmlinux"
 PROGRESS_TTY=0 "$progress" kbuild "kernel test" "$b" 5 - -- "$t/fakebuild" "$b" 3 2 > "$t/out" 2>&1
 rc=$?
 sed 's/^/# /' "$t/out"
@@ -71,6 +73,7 @@ rm -f "$b"/*.o
 touch "$b/file1.o"
 PROGRESS_TTY=0 "$progress" kbuild "kernel test" "$b" 99 - -- "$t/fakebuild" "$b" 4 0 > "$t/out" 2>&1
 check "resumed build: 4 known, 1 there, 3 expected" has "kernel test: 0/3 objects"
+check "a build without vmlinux (one object): count kept" [ "$(cat "$b/.inofd-objects")" = 4 ]
 # 4. over an existing vmlinux: incremental, no guess
 touch "$b/vmlinux"
 PROGRESS_TTY=0 "$progress" kbuild "kernel test" "$b" 99 - -- "$t/fakebuild" "$b" 2 0 > "$t/out" 2>&1
