@@ -13,13 +13,13 @@ B       := $(CURDIR)/build
 
 ifeq ($(DEBUG),1)
 VARIANT   := debug
-KOBJ_EST  := 1700
+KOBJ_EST  := 1140
 FRAGMENTS := kconfig/guest.config kconfig/debug.config
 QEMU_MEM  ?= 1G
 QEMU_TIMEOUT ?= 3600
 else
 VARIANT   := default
-KOBJ_EST  := 1500
+KOBJ_EST  := 1100
 FRAGMENTS := kconfig/guest.config
 QEMU_MEM  ?= 512M
 QEMU_TIMEOUT ?= 1200
