@@ -295,7 +295,7 @@ set grid
 set key top left
 set yrange [0:*]
 set y2range [0:*]
-set offsets 0.5, 0.5, 0, 0
+{"set offsets 0.5, 0.5, 0, 0" if len({p[0] for p in pts}) > 1 else f"set xrange [{pts[0][0] - 1}:{pts[0][0] + 1}]"}
 set xtics ({", ".join(str(d) for d in sorted({p[0] for p in pts}))})
 plot "iterator-depth.dat" using 1:3 with linespoints title "libinofd iterator", \\
      "" using 1:2 with linespoints title "raw read()", \\
