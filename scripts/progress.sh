@@ -123,7 +123,7 @@ kbuild_filter() {
 }
 
 kbuild() {
-	local label=$1 bdir=$2 estimate=$3 log=$4 expect= have total rc
+	local label=$1 bdir=$2 estimate=$3 log=$4 expect='' have total rc
 	shift 4
 	[ "${1:-}" = -- ] && shift
 	[ "$log" = - ] && log=
@@ -153,7 +153,7 @@ kbuild() {
 }
 
 guest_filter() {
-	local label=$1 plan= step=0 name= t0=$start unit=step r text
+	local label=$1 plan='' step=0 name='' t0=$start unit=step r text
 	while :; do
 		read_line
 		r=$?
@@ -174,7 +174,7 @@ guest_filter() {
 				;;
 			1..[0-9]*)
 				plan=${line#1..}
-				unit=test
+				unit='test'
 				step=1
 				t0=$EPOCHSECONDS
 				;;

@@ -74,7 +74,7 @@ start=$(date +%s.%N)
 live_awk=(awk)
 awk -W version 2>&1 | grep -q mawk && live_awk=(awk -W interactive)
 # make bench and make soak: a step counter with elapsed times
-progress=cat
+progress='cat'
 case "$mode $*" in
 bench*) progress="$here/progress.sh guest bench" ;;
 *inofd.soak=*) progress="$here/progress.sh guest soak" ;;
