@@ -13,16 +13,25 @@ B       := $(CURDIR)/build
 
 ifeq ($(DEBUG),1)
 VARIANT   := debug
+KOBJ_EST  := 1140
 FRAGMENTS := kconfig/guest.config kconfig/debug.config
 QEMU_MEM  ?= 1G
 QEMU_TIMEOUT ?= 3600
 else
 VARIANT   := default
+KOBJ_EST  := 1100
 FRAGMENTS := kconfig/guest.config
 QEMU_MEM  ?= 512M
 QEMU_TIMEOUT ?= 1200
 endif
 export QEMU_MEM QEMU_TIMEOUT
+
+# QEMU's accelerator: auto uses KVM where a bounded probe boot under KVM
+# worked on this host (scripts/accel-probe.sh, answer cached in
+# $(CACHE)/accel), TCG otherwise; ACCEL=tcg or ACCEL=kvm forces one.
+ACCEL       ?= auto
+ACCEL_CACHE ?= $(CACHE)/accel
+export ACCEL ACCEL_CACHE
 
 KSRC    := $(CACHE)/linux
 KBUILD  := $(CACHE)/build-$(VARIANT)
@@ -39,11 +48,11 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
 	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang \
-	debhelper dpkg-dev lintian
+	debhelper dpkg-dev lintian gnuplot-nox
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host soak bench-experiment \
+	bench-host soak bench-experiment bench-report harness-check \
 	install uninstall install-check uapi-copy-check deb deb-check \
 	distclean FORCE
 
@@ -54,7 +63,10 @@ help:
 	@echo "make qemu        build what is missing, boot the patched kernel, run the watch-fd demo"
 	@echo "make check       host unit tests, checkpatch, the guest suite on the default and the debug kernel"
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
-	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some)"
+	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some),"
+	@echo "                 then tables and SVG plots in build/guest-default/bench-report/"
+	@echo "make bench-report LOG=file OUT=dir   tables and plots from a bench log"
+	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter, bench report)"
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
@@ -69,6 +81,7 @@ help:
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "make series-check   every patch of the series builds on its own"
 	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
+	@echo "ACCEL=auto       KVM if it works here (probed once per host), else TCG; ACCEL=tcg|kvm forces"
 	@echo "CACHE=$(CACHE)  (kernel tree and builds, outside the repo)"
 
 # ---------------------------------------------------------------- deps
@@ -105,9 +118,13 @@ $(KBUILD)/.config: $(STAMP) $(FRAGMENTS) scripts/kernel-config.sh
 	@scripts/kernel-config.sh $(KSRC) $(KBUILD) $(addprefix $(CURDIR)/,$(FRAGMENTS))
 	@touch $@
 
+# kbuild runs without -s: scripts/progress.sh counts its "  CC  x.o" lines
+# (objects built against the count the last complete build left, or the
+# estimate below on the first) and passes every other line through.
 $(BZIMAGE): $(KBUILD)/.config $(STAMP)
 	@echo "kernel: building $(VARIANT) bzImage in $(KBUILD)"
-	@$(MAKE) -s -C $(KSRC) O=$(KBUILD) ARCH=x86_64 -j$(JOBS) bzImage
+	@scripts/progress.sh kbuild "kernel $(VARIANT)" $(KBUILD) $(KOBJ_EST) - -- \
+		$(MAKE) -C $(KSRC) O=$(KBUILD) ARCH=x86_64 -j$(JOBS) bzImage
 	@touch $@
 
 kernel: $(BZIMAGE)
@@ -202,10 +219,17 @@ $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
 qemu: need kernel initramfs
 	@scripts/run-guest.sh demo $(BZIMAGE) $(INITRD) $(GB)/demo.log
 
-# Benchmarks: one guest boot, ratios printed by tests/bench/run.sh.
+# Benchmarks: one guest boot, ratios printed by tests/bench/run.sh, then
+# the tables and SVG plots made from that log (the run's status is kept).
+BENCH_OUT := $(GB)/bench-report
 bench: need kernel initramfs
 	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log \
-		$(if $(BENCH),inofd.bench=$(BENCH))
+		$(if $(BENCH),inofd.bench=$(BENCH)); rc=$$?; \
+	scripts/bench-report.py $(GB)/bench.log $(BENCH_OUT) || rc=1; exit $$rc
+
+# Tables and plots from an existing bench log (LOG=, OUT=).
+bench-report:
+	@scripts/bench-report.py $(or $(LOG),$(GB)/bench.log) $(or $(OUT),$(BENCH_OUT))
 
 # The same 2004 loop (run.sh's 1a steps) on the machine's own stock kernel,
 # without QEMU: a reference for stock inotify's per-event cost on real
@@ -262,13 +286,18 @@ checkpatch: $(STAMP)
 			$(CURDIR)/patches/$$p) || { echo "checkpatch: $$p: see above"; rc=1; }; \
 	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' patches/series) patches clean (--strict)"; exit $$rc
 
+# Host tests of the harness itself: the KVM probe falls back within its
+# bound (fake QEMUs), the progress filter, the bench report generator.
+harness-check:
+	@rc=0; for t in tests/harness/*_test.sh; do $$t || rc=1; done; exit $$rc
+
 # The test command: host unit tests, the uapi copy, checkpatch, then the
 # guest suite on the default kernel and again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
 ifeq ($(DEBUG),1)
-check: need unit install-check deb-check fuzz uapi-check checkpatch guest-check
+check: need harness-check unit install-check deb-check fuzz uapi-check checkpatch guest-check
 else
-check: need unit install-check deb-check fuzz uapi-check checkpatch guest-check series-check
+check: need harness-check unit install-check deb-check fuzz uapi-check checkpatch guest-check series-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
 

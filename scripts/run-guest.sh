@@ -10,7 +10,11 @@
 # (QEMU exit code 1), the log holds no kernel warning, oops, BUG, KASAN,
 # UBSAN, lockdep or kmemleak report, and (check mode) every planned test
 # reported.  Environment: QEMU_TIMEOUT (seconds, default 1200), QEMU_MEM
-# (default 512M), QEMU_SMP (default 2), ACCEL (default tcg).
+# (default 512M), QEMU_SMP (default 2), QEMU (default qemu-system-x86_64),
+# ACCEL (auto, the default: KVM if scripts/accel-probe.sh finds that it
+# works on this host, with its answer cached in ACCEL_CACHE; or tcg or kvm
+# to force one).  Bench runs and soak runs (inofd.soak=) show progress per
+# step (scripts/progress.sh).
 set -uo pipefail
 
 mode=$1
@@ -22,12 +26,26 @@ shift 4
 timeout_s=${QEMU_TIMEOUT:-1200}
 mem=${QEMU_MEM:-512M}
 smp=${QEMU_SMP:-2}
-accel=${ACCEL:-tcg}
+accel=${ACCEL:-auto}
+qemu_bin=${QEMU:-qemu-system-x86_64}
+here=$(dirname "$0")
 
-command -v qemu-system-x86_64 >/dev/null ||
-	{ echo "run-guest: qemu-system-x86_64 missing: run 'make deps' (package qemu-system-x86)"; exit 1; }
+command -v "$qemu_bin" >/dev/null ||
+	{ echo "run-guest: $qemu_bin missing: run 'make deps' (package qemu-system-x86)"; exit 1; }
 
-# KVM exists on these machines but does not work; TCG unless asked.
+# KVM hangs or aborts on some machines: auto uses it only where a bounded
+# probe boot under KVM worked (answer cached per host); say which and why.
+case "$accel" in
+auto)
+	answer=$(QEMU=$qemu_bin "$here/accel-probe.sh" \
+		"${ACCEL_CACHE:-$HOME/.cache/inotify-fd/accel}" "$kernel" "$initrd") ||
+		{ echo "run-guest: the KVM probe could not run"; exit 1; }
+	accel=${answer%% *}
+	why="ACCEL=auto: ${answer#* }"
+	;;
+*) why="forced by ACCEL=$accel" ;;
+esac
+echo "run-guest: accelerator $accel ($why)"
 case "$accel" in
 tcg) accel_opt="-accel tcg,thread=multi" ;;
 *) accel_opt="-accel $accel" ;;
@@ -35,7 +53,7 @@ esac
 
 append="console=ttyS0 loglevel=5 panic=-1 inofd.mode=$mode $*"
 
-qemu=(qemu-system-x86_64 -M pc $accel_opt -smp "$smp" -m "$mem"
+qemu=("$qemu_bin" -M pc $accel_opt -smp "$smp" -m "$mem"
 	-nographic -no-reboot -nodefaults -serial stdio
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04
 	-kernel "$kernel" -initrd "$initrd" -append "$append")
@@ -52,14 +70,23 @@ mkdir -p "$(dirname "$log")"
 # Kernel reports that fail the run; also shown live whatever the mode.
 bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:.*suspected|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked'
 start=$(date +%s.%N)
+# mawk reads a pipe in blocks unless -W interactive: the live view lagged
+live_awk=(awk)
+awk -W version 2>&1 | grep -q mawk && live_awk=(awk -W interactive)
+# make bench and make soak: a step counter with elapsed times
+progress='cat'
+case "$mode $*" in
+bench*) progress="$here/progress.sh guest bench" ;;
+*inofd.soak=*) progress="$here/progress.sh guest soak" ;;
+esac
 # Everything goes to the log; the terminal sees the guest's own output
 # (from its start marker on) and any kernel report at any time.
 timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
 	sed -u 's/\r$//' | tee "$log" |
-	awk -v bad="$bad" '
+	"${live_awk[@]}" -v bad="$bad" '
 		/inofd: guest userspace up/ { sub(/.*inofd: guest/, "inofd: guest"); on = 1 }
 		/^=== inofd / { on = 1 }
-		on || $0 ~ bad { print; fflush() }'
+		on || $0 ~ bad { print; fflush() }' | $progress
 rc=${PIPESTATUS[0]}
 end=$(date +%s.%N)
 

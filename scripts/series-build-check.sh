@@ -11,6 +11,8 @@
 # out-of-tree build); CONFIG is the .config to start from.  Builds after
 # the first are incremental.  A stamp holding the series hash skips the
 # whole check when the series has not changed since it last passed.
+# Progress (scripts/progress.sh): patch i/N and the objects built; the
+# first build expects as many objects as CONFIG's own build dir last had.
 set -euo pipefail
 
 ksrc=$1
@@ -44,6 +46,7 @@ git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" checkout -q -f --detach pristine
 git -C "$tree" clean -q -f -d
 mkdir -p "$build"
+est=$(cat "$(dirname "$config")/.inofd-objects" 2>/dev/null || echo 1500)
 
 i=0
 for p in "${patches[@]}"; do
@@ -53,13 +56,13 @@ for p in "${patches[@]}"; do
 	cp "$config" "$build/.config"
 	make -s -C "$tree" O="$build" ARCH=x86_64 olddefconfig >/dev/null
 	start=$(date +%s)
-	if ! make -s -C "$tree" O="$build" ARCH=x86_64 -j"$(nproc)" bzImage >"$build/log" 2>&1; then
-		tail -30 "$build/log"
-		die "the tree does not build with patches 1-$i ($p applied last)"
-	fi
+	# warnings and errors are shown as they come; the log keeps all
+	"$(dirname "$0")/progress.sh" kbuild "series-check: patch $i/${#patches[@]}" \
+		"$build" "$est" "$build/log" -- \
+		make -C "$tree" O="$build" ARCH=x86_64 -j"$(nproc)" bzImage ||
+		die "the tree does not build with patches 1-$i ($p applied last; errors above)"
 	if grep -E 'warning:|error:' "$build/log" | grep -v '^make' >/dev/null; then
-		grep -E 'warning:|error:' "$build/log"
-		die "patch $i ($p): the build has warnings"
+		die "patch $i ($p): the build has warnings (above; all of it in $build/log)"
 	fi
 	echo "series-build-check: patches 1-$i build ($(( $(date +%s) - start ))s): $p"
 done

@@ -23,19 +23,30 @@ mkdir -p $W
 echo "bench: $(nproc) cpus, $(uname -r), $(grep MemTotal /proc/meminfo)"
 echo "bench: max_queued_events=$(cat /proc/sys/fs/inotify/max_queued_events) max_user_watches=$(cat /proc/sys/fs/inotify/max_user_watches)"
 
-# step ID TITLE CMD...: BENCH_ONLY (make bench BENCH=1a.all,1d) is a comma
-# list of patterns; a step runs when its ID contains one of them.
+# BENCH_ONLY (make bench BENCH=1a.all,1d) is a comma list of patterns; a
+# step runs when its ID contains one of them.
+selected() {
+	[ -n "${BENCH_ONLY:-}" ] || return 0
+	for pat in $(echo "$BENCH_ONLY" | tr , ' '); do
+		case "$1" in *"$pat"*) return 0 ;; esac
+	done
+	return 1
+}
+
+# The number of steps this run takes (the "step ID" lines below that
+# BENCH_ONLY selects), for the host's progress line.
+nsteps=0
+for id in $(sed -n 's/^step \([^ ]*\) .*/\1/p' "$0"); do
+	selected "$id" && nsteps=$((nsteps + 1))
+done
+echo "bench: plan $nsteps steps"
+
+# step ID TITLE CMD...
 step() {
 	id=$1
 	title=$2
 	shift 2
-	if [ -n "${BENCH_ONLY:-}" ]; then
-		hit=
-		for pat in $(echo "$BENCH_ONLY" | tr , ' '); do
-			case "$id" in *"$pat"*) hit=1 ;; esac
-		done
-		[ -n "$hit" ] || return 0
-	fi
+	selected "$id" || return 0
 	echo "=== $id $title"
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	"$@" || { echo "bench: FAILED: $*"; rc=1; }
