@@ -42,7 +42,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host soak bench-experiment \
+	bench-host soak bench-experiment watch-fd-check \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -58,6 +58,7 @@ help:
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
+	@echo "make watch-fd-check   watch-fd's options and messages on the host"
 	@echo "make fuzz        libFuzzer on the library's event parsing (FUZZ_TIME=60 s)"
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
@@ -115,6 +116,10 @@ examples: lib
 
 unit: lib
 	@$(MAKE) -s -C tests/unit check
+
+watch-fd-check: examples
+	@out=$$(sh tests/host/watch-fd-cli.sh examples/watch-fd); rc=$$?; \
+	echo "$$out" | grep -v '^ok '; exit $$rc
 
 EXAMPLES   := watch-fd epoll-watch
 # libFuzzer on the library's event processing: the corpus (every crash
@@ -253,9 +258,9 @@ checkpatch: $(STAMP)
 # guest suite on the default kernel and again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
 ifeq ($(DEBUG),1)
-check: need unit fuzz uapi-check checkpatch guest-check
+check: need unit watch-fd-check fuzz uapi-check checkpatch guest-check
 else
-check: need unit fuzz uapi-check checkpatch guest-check series-check
+check: need unit watch-fd-check fuzz uapi-check checkpatch guest-check series-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
 
