@@ -682,7 +682,9 @@ static int add_watch(struct inofd *in, const struct cfg *c, const char *file,
 	ssize_t n;
 
 	a->wd = -1;
-	if (c->nofollow) {
+	/* -P: a symlink itself; with -r, inotifywait walks a link to a dir */
+	if (c->nofollow && !lstat(file, &st) && S_ISLNK(st.st_mode) &&
+	    !(c->recursive && !stat(file, &st) && S_ISDIR(st.st_mode))) {
 		/* the library opens it O_PATH|O_NOFOLLOW, watches, closes */
 		r = inofd_watch_at(in, AT_FDCWD, file, kmask,
 				   INOFD_AT_SYMLINK_NOFOLLOW, a);
@@ -691,7 +693,7 @@ static int add_watch(struct inofd *in, const struct cfg *c, const char *file,
 			return 1;
 		}
 		a->wd = r;
-		isdir = !lstat(file, &st) && S_ISDIR(st.st_mode);
+		isdir = 0;
 		goto name;
 	}
 	fd = open(file, (c->rdonly ? O_RDONLY | O_NONBLOCK : O_PATH) |
@@ -733,7 +735,7 @@ static int add_watch(struct inofd *in, const struct cfg *c, const char *file,
 		return 1;
 	}
 	a->wd = r;
-	a->own_close = c->rdonly && !a->tree;
+	a->own_close = c->rdonly;
 	/* inotifytools: a directory named by a symlink gets no '/' without -r */
 	if (!c->recursive)
 		isdir = !lstat(file, &st) && S_ISDIR(st.st_mode);
@@ -918,14 +920,15 @@ int main(int argc, char **argv)
 		while (inofd_next(in, &ev) > 0) {
 			long m = handle(&c, ev);
 
+			/* as inotifywait: any event restarts the timeout */
+			if (deadline >= 0)
+				deadline = now_ms() + c.timeout * 1000LL;
 			if (m < 0)
 				continue;
 			if (!c.monitor) {
 				inofd_free(in);
 				return ((uint32_t)m & c.events) ? 0 : 1;
 			}
-			if (deadline >= 0)
-				deadline = now_ms() + c.timeout * 1000LL;
 		}
 		if (c.monitor && inofd_watch_count(in) == 0) {
 			inofd_free(in);
