@@ -52,7 +52,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host soak bench-experiment bench-report harness-check \
+	bench-host soak bench-experiment bench-report harness-check watch-fd-check \
 	install uninstall install-check uapi-copy-check deb deb-check \
 	distclean FORCE
 
@@ -76,6 +76,7 @@ help:
 	@echo "make uninstall   remove what make install put there (same PREFIX and DESTDIR)"
 	@echo "make install-check   install into a staging DESTDIR, build and run a pkg-config user, uninstall"
 	@echo "make deb         Debian packages libinofd0, libinofd-dev, inofd-tools into build/deb/, then lintian"
+	@echo "make watch-fd-check   watch-fd's options and messages on the host"
 	@echo "make fuzz        libFuzzer on the library's event parsing (FUZZ_TIME=60 s)"
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
@@ -138,6 +139,10 @@ examples: lib
 
 unit: lib
 	@$(MAKE) -s -C tests/unit check
+
+watch-fd-check: examples
+	@out=$$(sh tests/host/watch-fd-cli.sh examples/watch-fd); rc=$$?; \
+	echo "$$out" | grep -v '^ok '; exit $$rc
 
 EXAMPLES   := watch-fd epoll-watch
 # libFuzzer on the library's event processing: the corpus (every crash
@@ -295,9 +300,9 @@ harness-check:
 # guest suite on the default kernel and again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
 ifeq ($(DEBUG),1)
-check: need harness-check unit install-check deb-check fuzz uapi-check checkpatch guest-check
+check: need harness-check unit watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check
 else
-check: need harness-check unit install-check deb-check fuzz uapi-check checkpatch guest-check series-check
+check: need harness-check unit watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check series-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
 
