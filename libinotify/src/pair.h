@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef INOFD_PAIR_H
+#define INOFD_PAIR_H
+
+#include "queue.h"
+#include "table.h"
+#include "types.h"
+
+INOFD__HIDDEN uint64_t inofd__now_ns(void);
+
+/* Does m's registration want an event with this mask? */
+INOFD__HIDDEN bool inofd__wants(const struct inofd__mem *m, uint32_t mask);
+/*
+ * Report one event on m: honours the mask, coalescing and IN_ONESHOT.
+ * name must live until the next read (in the read buffer) unless copy.
+ */
+INOFD__HIDDEN struct inofd_event *inofd__emit(struct inofd *in,
+					      struct inofd__mem *m, int type,
+					      uint32_t mask, uint32_t cookie,
+					      const char *name, bool copy,
+					      unsigned int flags);
+/* An INOFD_EV_ERROR about entry name of m (or m itself). */
+INOFD__HIDDEN void inofd__error(struct inofd *in, struct inofd__mem *m,
+				const char *name, int err);
+/* Set ev's from_* to m/name. */
+INOFD__HIDDEN void inofd__set_from(struct inofd *in, struct inofd_event *ev,
+				   struct inofd__mem *m, const char *name);
+
+/* End a registration: its one IN_IGNORED (if report, with flags). */
+INOFD__HIDDEN void inofd__reg_end(struct inofd *in, struct inofd__reg *r,
+				  bool report, unsigned int flags);
+
+/* Pending IN_MOVED_FROM halves by cookie. */
+INOFD__HIDDEN struct inofd__pend *inofd__pend_add(struct inofd *in, int wd,
+						  uint32_t mask,
+						  uint32_t cookie,
+						  const char *name);
+INOFD__HIDDEN struct inofd__pend *inofd__pend_take(struct inofd *in,
+						   uint32_t cookie);
+/* The oldest pending half if it is due at now (any if now is 0). */
+INOFD__HIDDEN struct inofd__pend *inofd__pend_due(struct inofd *in,
+						  uint64_t now);
+INOFD__HIDDEN void inofd__pend_put(struct inofd *in, struct inofd__pend *p);
+INOFD__HIDDEN void inofd__pend_free(struct inofd *in);
+
+/* Coalescing windows. */
+INOFD__HIDDEN void inofd__win_close(struct inofd *in, struct inofd__mem *m);
+INOFD__HIDDEN void inofd__win_expire(struct inofd *in, uint64_t now);
+/* The earliest deadline of a half or a window, 0 if none. */
+INOFD__HIDDEN uint64_t inofd__pair_deadline(const struct inofd *in);
+
+#endif
