@@ -92,6 +92,12 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 	r = inofd__table_init(in);
 	if (r)
 		goto err;
+	in->bufsz = INOFD__READ_BUF;
+	in->buf = malloc(in->bufsz);
+	if (!in->buf) {
+		r = -ENOMEM;
+		goto err;
+	}
 	in->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (in->ifd < 0) {
 		r = -errno;
