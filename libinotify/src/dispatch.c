@@ -89,8 +89,9 @@ static void moved_out(struct inofd *in, struct inofd__pend *p)
 		return;
 	if (!raw_halves(in))
 		for (m = kw->mems; m; m = m->kwnext)
-			inofd__emit(in, m, INOFD_EV_MOVE_OUT, p->mask, p->cookie,
-				    p->name, true, 0);
+			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT, p->mask,
+					 p->cookie, p->name,
+					 inofd__pend_path(p, m));
 	if (!(p->mask & IN_ISDIR))
 		goto out;
 	for (m = kw->mems; m; m = next) {
@@ -122,27 +123,38 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		for (m = kw->mems; m; m = m->kwnext)
 			inofd__emit(in, m, INOFD_EV_INOTIFY, mask, cookie, name,
 				    false, 0);
-	if (mask & IN_ISDIR)
-		for (m = kw->mems; m; m = m->kwnext)
-			if (m->kind == INOFD__MEM_PARENT &&
-			    !strcmp(m->reg->rootname, name ? name : "")) {
-				/* no path until the other half says where */
-				m->reg->moving = true;
-				inofd__paths_changed(in);
-			}
-	p = inofd__pend_add(in, kw->wd, mask, cookie, name);
+	/* the source paths are taken now, before anything else moves */
+	p = inofd__pend_add(in, kw, mask, cookie, name);
 	if (!p && (p = inofd__pend_due(in, 0))) {
 		moved_out(in, p);		/* the oldest one goes */
 		inofd__pend_put(in, p);
-		p = inofd__pend_add(in, kw->wd, mask, cookie, name);
+		p = inofd__pend_add(in, kw, mask, cookie, name);
 	}
 	if (!p) {
 		struct inofd__pend tmp = { .wd = kw->wd, .mask = mask,
-					   .cookie = cookie };
+					   .cookie = cookie, .nsrc = 0 };
 
 		snprintf(tmp.name, sizeof(tmp.name), "%s", name ? name : "");
 		moved_out(in, &tmp);
 		in->rescan_due = in->crawl_due = true;
+		return;
+	}
+	if (!(mask & IN_ISDIR))
+		return;
+	for (m = kw->mems; m; m = m->kwnext) {
+		struct inofd__mem *c;
+
+		/* where it went is unknown until the other half */
+		if (m->kind == INOFD__MEM_NODE &&
+		    (c = inofd__node_child(m, name))) {
+			c->moving = true;
+			inofd__paths_changed(in);
+		}
+		if (m->kind == INOFD__MEM_PARENT &&
+		    !strcmp(m->reg->rootname, name ? name : "")) {
+			m->reg->moving = true;
+			inofd__paths_changed(in);
+		}
 	}
 }
 
@@ -177,7 +189,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 					 IN_MOVE | (mask & IN_ISDIR), cookie,
 					 name, false, 0);
 			if (ev)
-				inofd__set_from(in, ev, f, p->name);
+				inofd__set_from(in, ev, f, p->name, inofd__pend_path(p, f));
 		}
 	}
 	for (m = raw_halves(in) ? NULL : kw->mems; m; m = m->kwnext) {
@@ -201,12 +213,13 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 				 IN_MOVE | (mask & IN_ISDIR), cookie, name,
 				 false, 0);
 		if (ev)
-			inofd__set_from(in, ev, f, p->name);
+			inofd__set_from(in, ev, f, p->name, inofd__pend_path(p, f));
 	}
 	for (m = (fkw && !raw_halves(in)) ? fkw->mems : NULL; m; m = m->kwnext)
 		if (!m->paired)
-			inofd__emit(in, m, INOFD_EV_MOVE_OUT, p->mask, cookie,
-				    p->name, true, 0);
+			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT, p->mask,
+					 cookie, p->name,
+					 inofd__pend_path(p, m));
 
 	if (!(mask & IN_ISDIR))
 		goto out;
@@ -236,6 +249,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 				inofd__node_unlink(in, c);
 				free(c->name);
 				c->name = nn;
+				c->moving = false;
 				inofd__node_link(in, t, c);
 				c->gen = r->gen;
 				c->depth = t->depth + 1;
@@ -246,6 +260,8 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			/* into its own subtree: the kernel refuses that, so
 			 * events were lost; the crawl puts things right */
 			in->rescan_due = in->crawl_due = true;
+			c->moving = false;
+			inofd__paths_changed(in);
 			continue;
 		}
 		inofd__subtree_free(in, c);	/* left this tree */

@@ -32,8 +32,9 @@ bool inofd__wants(const struct inofd__mem *m, uint32_t mask)
 	       (mask & INOFD__ALWAYS_BITS);
 }
 
-static struct inofd_event *push_on(struct inofd *in, struct inofd__mem *m,
-				   int type, const char *name, bool copy)
+static struct inofd_event *push_at(struct inofd *in, struct inofd__mem *m,
+				   int type, const char *name, bool copy,
+				   bool given, const char *full)
 {
 	struct inofd_event *ev;
 	const char *dir;
@@ -46,13 +47,20 @@ static struct inofd_event *push_on(struct inofd *in, struct inofd__mem *m,
 	ev->data = m->reg->data;
 	if (m->reg->kind == INOFD__REG_PLAIN && m->reg->stale)
 		ev->flags |= INOFD_EVF_STALE_PATH;
-	dir = inofd__mem_path(in, m, &dl);
-	if (dir) {
+	if (given) {
+		dir = full;
+		dl = full ? strlen(full) : 0;
+		if (dir) {
+			ev->path = inofd__arena_join(&in->arena, dir, dl, NULL);
+			if (!ev->path)
+				goto oom;
+		}
+	} else if ((dir = inofd__mem_path(in, m, &dl))) {
 		ev->path = inofd__arena_join(&in->arena, dir, dl, name);
 		if (!ev->path)
 			goto oom;
 	}
-	if (name && copy) {
+	if (name && (copy || given)) {
 		size_t nl = strlen(name) + 1;
 		char *p = inofd__arena_alloc(&in->arena, nl);
 
@@ -60,7 +68,7 @@ static struct inofd_event *push_on(struct inofd *in, struct inofd__mem *m,
 			goto oom;
 		memcpy(p, name, nl);
 		name = p;
-	} else if (name && ev->path) {
+	} else if (name && ev->path && !given) {
 		/* the name is the path's last component */
 		name = ev->path + strlen(ev->path) - strlen(name);
 	}
@@ -71,6 +79,33 @@ oom:
 	in->qtail--;
 	in->rescan_due = true;
 	return NULL;
+}
+
+static struct inofd_event *push_on(struct inofd *in, struct inofd__mem *m,
+				   int type, const char *name, bool copy)
+{
+	return push_at(in, m, type, name, copy, false, NULL);
+}
+
+struct inofd_event *inofd__emit_path(struct inofd *in, struct inofd__mem *m,
+				     int type, uint32_t mask, uint32_t cookie,
+				     const char *name, const char *path)
+{
+	struct inofd_event *ev;
+
+	if (!inofd__wants(m, mask))
+		return NULL;
+	inofd__win_close(in, m);
+	ev = push_at(in, m, type, name, true, true, path);
+	if (!ev)
+		return NULL;
+	ev->mask = mask;
+	ev->cookie = cookie;
+	if (m->reg->oneshot) {
+		m->reg->mask = 0;
+		m->reg->fired = true;
+	}
+	return ev;
 }
 
 static void win_unlink(struct inofd *in, struct inofd__mem *m)
@@ -167,16 +202,14 @@ void inofd__error(struct inofd *in, struct inofd__mem *m, const char *name,
 }
 
 void inofd__set_from(struct inofd *in, struct inofd_event *ev,
-		     struct inofd__mem *m, const char *name)
+		     struct inofd__mem *m, const char *name, const char *path)
 {
-	const char *dir;
-	size_t dl = 0;
+	const char *dir = path;
 
 	ev->from_wd = m->reg->id;
 	ev->from_data = m->reg->data;
-	dir = inofd__mem_path(in, m, &dl);
-	ev->from_path = dir ? inofd__arena_join(&in->arena, dir, dl, name) :
-		NULL;
+	ev->from_path = dir ? inofd__arena_join(&in->arena, dir, strlen(dir),
+						NULL) : NULL;
 	ev->from_name = NULL;
 	if (name) {
 		size_t nl = strlen(name) + 1;
@@ -220,22 +253,75 @@ static unsigned int bucket(uint32_t cookie)
 	return (cookie * 2654435761u) % INOFD__COOKIE_BUCKETS;
 }
 
-struct inofd__pend *inofd__pend_add(struct inofd *in, int wd, uint32_t mask,
-				    uint32_t cookie, const char *name)
+/* Record m's source path in p (kept buffers: no allocation once grown). */
+static void pend_src(struct inofd *in, struct inofd__pend *p,
+		     struct inofd__mem *m)
+{
+	const char *dir;
+	size_t dl = 0, nl = strlen(p->name), need;
+
+	if (p->nsrc >= sizeof(p->src) / sizeof(p->src[0]))
+		return;
+	p->src[p->nsrc].reg = m->reg->id;
+	p->src[p->nsrc].off = (size_t)-1;
+	dir = inofd__mem_path(in, m, &dl);
+	need = p->plen + dl + nl + 2;
+	if (dir && need > p->pcap) {
+		char *n = realloc(p->paths, need * 2);
+
+		if (n) {
+			p->paths = n;
+			p->pcap = need * 2;
+		}
+	}
+	if (dir && need <= p->pcap) {
+		char *d = p->paths + p->plen;
+
+		memcpy(d, dir, dl);
+		if (!dl || dir[dl - 1] != '/')
+			d[dl++] = '/';
+		memcpy(d + dl, p->name, nl + 1);
+		p->src[p->nsrc].off = p->plen;
+		p->plen += dl + nl + 1;
+	}
+	p->nsrc++;
+}
+
+const char *inofd__pend_path(const struct inofd__pend *p,
+			     const struct inofd__mem *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nsrc; i++)
+		if (p->src[i].reg == m->reg->id)
+			return p->src[i].off == (size_t)-1 ? NULL :
+			       p->paths + p->src[i].off;
+	return NULL;
+}
+
+struct inofd__pend *inofd__pend_add(struct inofd *in, struct inofd__kw *kw,
+				    uint32_t mask, uint32_t cookie,
+				    const char *name)
 {
 	struct inofd__pend *p = in->pfree;
 	unsigned int b = bucket(cookie);
+	struct inofd__mem *m;
 
 	if (in->npend >= INOFD__PEND_MAX)
 		return NULL;
 	if (p)
 		in->pfree = p->hnext;
-	else if (!(p = malloc(sizeof(*p))))
+	else if (!(p = calloc(1, sizeof(*p))))
 		return NULL;
 	p->cookie = cookie;
-	p->wd = wd;
+	p->wd = kw->wd;
 	p->mask = mask;
 	snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
+	p->nsrc = 0;
+	p->plen = 0;
+	for (m = kw->mems; m; m = m->kwnext)
+		if (m->kind != INOFD__MEM_PARENT)
+			pend_src(in, p, m);
 	p->deadline = inofd__now_ns() + (uint64_t)in->pair_ms * 1000000u;
 	p->hnext = in->cookies[b];
 	in->cookies[b] = p;
@@ -306,6 +392,7 @@ void inofd__pend_free(struct inofd *in)
 		inofd__pend_put(in, p);
 	while ((p = in->pfree)) {
 		in->pfree = p->hnext;
+		free(p->paths);
 		free(p);
 	}
 }

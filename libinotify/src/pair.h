@@ -22,16 +22,28 @@ INOFD__HIDDEN struct inofd_event *inofd__emit(struct inofd *in,
 /* An INOFD_EV_ERROR about entry name of m (or m itself). */
 INOFD__HIDDEN void inofd__error(struct inofd *in, struct inofd__mem *m,
 				const char *name, int err);
-/* Set ev's from_* to m/name. */
+/* Set ev's from_* to m/name; path: the source's full path (or NULL). */
 INOFD__HIDDEN void inofd__set_from(struct inofd *in, struct inofd_event *ev,
-				   struct inofd__mem *m, const char *name);
+				   struct inofd__mem *m, const char *name,
+				   const char *path);
+/* The source path of m's registration recorded in p, or NULL. */
+INOFD__HIDDEN const char *inofd__pend_path(const struct inofd__pend *p,
+					   const struct inofd__mem *m);
+/* inofd__emit() with the full path given (NULL: unknown). */
+INOFD__HIDDEN struct inofd_event *inofd__emit_path(struct inofd *in,
+						   struct inofd__mem *m,
+						   int type, uint32_t mask,
+						   uint32_t cookie,
+						   const char *name,
+						   const char *path);
 
 /* End a registration: its one IN_IGNORED (if report, with flags). */
 INOFD__HIDDEN void inofd__reg_end(struct inofd *in, struct inofd__reg *r,
 				  bool report, unsigned int flags);
 
 /* Pending IN_MOVED_FROM halves by cookie. */
-INOFD__HIDDEN struct inofd__pend *inofd__pend_add(struct inofd *in, int wd,
+INOFD__HIDDEN struct inofd__pend *inofd__pend_add(struct inofd *in,
+						  struct inofd__kw *kw,
 						  uint32_t mask,
 						  uint32_t cookie,
 						  const char *name);

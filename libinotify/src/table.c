@@ -291,6 +291,8 @@ static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 	size_t dl = 0, nl, need;
 
 	if (m->kind == INOFD__MEM_NODE && m->parent) {
+		if (m->moving)
+			return NULL;
 		d = inofd__mem_path(in, m->parent, &dl);
 		if (!d || !m->name)
 			return NULL;

@@ -147,6 +147,10 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 			inofd__node_link(in, m, c);
 		}
 		c->gen = r->gen;
+		if (c->moving) {
+			c->moving = false;	/* found where it is */
+			inofd__paths_changed(in);
+		}
 		if (!w->crawl)
 			return 0;
 		return inofd__work_push(in, INOFD__W_LIST, r, wd, NULL, false,

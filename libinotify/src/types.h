@@ -91,6 +91,8 @@ struct inofd__mem {
 	unsigned int		depth;
 	unsigned int		gen;		/* crawl generation reached */
 	bool			paired;		/* moved_to(): source taken */
+	bool			moving;		/* its IN_MOVED_FROM waits for a
+						 * pair: no path until then */
 	/* cached full path (NULL path: pc_null) */
 	char			*pc;
 	size_t			pclen, pccap;
@@ -139,6 +141,15 @@ struct inofd__pend {
 	struct inofd__pend	*hnext;		/* cookie bucket */
 	struct inofd__pend	*tprev, *tnext;	/* by deadline */
 	char			name[256];
+	/* the source's path for each member, taken at IN_MOVED_FROM time:
+	 * a later rename must not change where the object was */
+	unsigned int		nsrc;
+	struct {
+		int		reg;
+		size_t		off;		/* in paths; -1: unknown */
+	}			src[8];
+	char			*paths;
+	size_t			pcap, plen;
 };
 
 enum inofd__work_kind {
