@@ -56,29 +56,6 @@ static void kw_gone(struct inofd *in, int wd, unsigned int flags)
 		inofd__kw_put(in, kw, false);
 }
 
-static void root_renamed(struct inofd *in, struct inofd__reg *r,
-			 const char *name)
-{
-	const char *slash = strrchr(r->path, '/');
-	size_t dl = (size_t)(slash - r->path) + 1;
-	char *np = malloc(dl + strlen(name) + 1), *nn = strdup(name);
-
-	if (!np || !nn) {
-		free(np);
-		free(nn);
-		inofd__tree_lost(in, r);
-		return;
-	}
-	memcpy(np, r->path, dl);
-	strcpy(np + dl, name);
-	free(r->path);
-	free(r->rootname);
-	r->path = np;
-	r->rootname = nn;
-	r->moving = false;
-	inofd__paths_changed(in);
-}
-
 /* An IN_MOVED_FROM whose IN_MOVED_TO did not come (or is lost). */
 static void moved_out(struct inofd *in, struct inofd__pend *p)
 {
@@ -233,7 +210,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			if (strcmp(r->rootname, p->name))
 				continue;
 			if (fkw == kw)
-				root_renamed(in, r, name);
+				inofd__root_renamed(in, r, name);
 			else
 				inofd__tree_lost(in, r);
 			continue;
@@ -470,8 +447,15 @@ static int settle(struct inofd *in)
 		in->crawl_due = false;
 		inofd__tree_crawl(in);
 	}
-	inofd__walk_retry(in);
-	inofd__walk_run(in, INOFD__WALK_BUDGET);
+	/*
+	 * Walks look at the file system as it is now: they run once the
+	 * events read so far are all there is (read(2) said EAGAIN), so no
+	 * older event is given a path from after it.
+	 */
+	if (!in->more) {
+		inofd__walk_retry(in);
+		inofd__walk_run(in, INOFD__WALK_BUDGET);
+	}
 	inofd__q_rescan(in);
 	return (int)inofd__q_ready(in);
 }
@@ -537,13 +521,13 @@ int inofd__read(struct inofd *in)
 		r = parse(in, in->buf, fill);
 		if (r < 0)
 			return r;
+		in->more = !again;
 		ready = settle(in);
 		/*
 		 * Read until EAGAIN (edge-triggered epoll needs that) or until
 		 * there is something to hand out: the buffer cannot be reused
 		 * before the events that point into it are taken.
 		 */
-		in->more = !again;
 		if (ready || again || rounds >= INOFD__READ_ROUNDS)
 			break;
 		inofd__q_reset(in);

@@ -285,6 +285,22 @@ void inofd__paths_changed(struct inofd *in)
 		in->epoch = 1;
 }
 
+static const char *memcpy_path(struct inofd__mem *m, const char *p,
+			       size_t n, size_t *len)
+{
+	if (n + 1 > m->pccap) {
+		char *q = realloc(m->pc, n + 1);
+
+		if (!q)
+			return NULL;
+		m->pc = q;
+		m->pccap = n + 1;
+	}
+	memcpy(m->pc, p, n + 1);
+	*len = n;
+	return m->pc;
+}
+
 static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 {
 	const char *d = NULL;
@@ -306,6 +322,13 @@ static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 		nl = 0;
 		goto copy;
 	} else {
+		struct inofd__mem *n;
+
+		/* inside a tree, the tree knows where the object is now */
+		for (n = m->kw->mems; n; n = n->kwnext)
+			if (n->kind == INOFD__MEM_NODE)
+				return inofd__mem_path(in, n, len) ?
+				       memcpy_path(m, n->pc, *len, len) : NULL;
 		d = m->reg->path;
 		if (!d)
 			return NULL;

@@ -241,6 +241,94 @@ static bool is_dot(const char *n)
 	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
 }
 
+void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
+			 const char *name)
+{
+	const char *slash = strrchr(r->path, '/');
+	size_t dl = (size_t)(slash - r->path) + 1;
+	char *np = malloc(dl + strlen(name) + 1), *nn = strdup(name);
+
+	if (!np || !nn) {
+		free(np);
+		free(nn);
+		inofd__tree_lost(in, r);
+		return;
+	}
+	memcpy(np, r->path, dl);
+	strcpy(np + dl, name);
+	free(r->path);
+	free(r->rootname);
+	r->path = np;
+	r->rootname = nn;
+	r->moving = false;
+	inofd__paths_changed(in);
+}
+
+/*
+ * The root's path does not lead to it (its rename was among lost events):
+ * look for it in its watched parent, by inode.  True if found.
+ */
+static bool relocate_root(struct inofd *in, struct inofd__reg *r)
+{
+	struct inofd__mem *root = r->root;
+	const char *slash;
+	struct stat st;
+	bool found = false;
+	char *dir;
+	int dfd;
+
+	if (!r->plink || r->lost || !r->path ||
+	    !(slash = strrchr(r->path, '/')))
+		return false;
+	dir = strndup(r->path, slash == r->path ? 1 : (size_t)(slash - r->path));
+	if (!dir)
+		return false;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd < 0)
+		return false;
+	if (fstat(dfd, &st) < 0 || st.st_dev != r->plink->kw->dev ||
+	    st.st_ino != r->plink->kw->ino)
+		goto out;
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, in->dents, DENTS_BUF);
+		long off;
+
+		if (n <= 0)
+			break;
+		for (off = 0; off < n && !found;) {
+			struct dirent64 *de = (void *)(in->dents + off);
+
+			off += de->d_reclen;
+			if (is_dot(de->d_name) || de->d_ino != root->kw->ino ||
+			    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+			    st.st_dev != root->kw->dev ||
+			    st.st_ino != root->kw->ino)
+				continue;
+			inofd__root_renamed(in, r, de->d_name);
+			found = true;
+		}
+		if (found)
+			break;
+	}
+out:
+	close(dfd);
+	return found;
+}
+
+/* Is the root where its path says?  If not, try to find it. */
+static bool root_ok(struct inofd *in, struct inofd__reg *r)
+{
+	struct stat st;
+
+	if (r->lost || r->moving || !r->path)
+		return false;
+	if (stat(r->path, &st) == 0 && st.st_dev == r->root->kw->dev &&
+	    st.st_ino == r->root->kw->ino)
+		return true;
+	return relocate_root(in, r);
+}
+
 static void sweep(struct inofd *in, struct inofd__reg *r);
 
 /* Returns true when the step is finished (false: deferred). */
@@ -251,6 +339,8 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 	int dfd, e = 0;
 
 	dfd = open_checked(in, m, O_RDONLY);
+	if (dfd == -ESTALE && root_ok(in, r))
+		dfd = open_checked(in, m, O_RDONLY);
 	if (dfd == -ESTALE && !r->lost && w->tries < MAX_TRIES)
 		return false;
 	if (dfd < 0) {
@@ -258,8 +348,14 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 			inofd__tree_lost(in, r);
 			return true;
 		}
-		if (!r->lost)
-			inofd__error(in, m, NULL, dfd);
+		if (r->lost)
+			return true;
+		if (dfd == -ESTALE) {
+			/* lost track of it: a re-walk finds where it is */
+			in->rescan_due = in->crawl_due = true;
+			return true;
+		}
+		inofd__error(in, m, NULL, dfd);
 		return true;
 	}
 	m->kw->self_open++;
@@ -333,8 +429,15 @@ static bool new_dir(struct inofd *in, struct inofd__reg *r,
 	if (r->lost)
 		return true;	/* said once; new directories cannot be found */
 	pfd = open_checked(in, m, O_PATH);
+	if (pfd == -ESTALE && root_ok(in, r))
+		pfd = open_checked(in, m, O_PATH);
 	if (pfd == -ESTALE && w->tries < MAX_TRIES)
 		return false;
+	if (pfd == -ESTALE) {
+		/* lost track of where it is: a re-walk finds it */
+		in->rescan_due = in->crawl_due = true;
+		return true;
+	}
 	if (pfd < 0) {
 		inofd__error(in, m, w->name, pfd);
 		return true;

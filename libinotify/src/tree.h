@@ -30,6 +30,9 @@ INOFD__HIDDEN void inofd__tree_lost(struct inofd *in, struct inofd__reg *r);
 /* Watch the root's parent to follow the root's renames (best effort). */
 INOFD__HIDDEN void inofd__tree_link_parent(struct inofd *in,
 					   struct inofd__reg *r, int rootfd);
+/* The root is now entry name of its parent. */
+INOFD__HIDDEN void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
+				       const char *name);
 /* Is this open/getdents/close event one our own listing made? */
 INOFD__HIDDEN bool inofd__own_noise(struct inofd__kw *kw, uint32_t mask,
 				    const char *name);
