@@ -56,9 +56,24 @@ static struct inofd_event *push_at(struct inofd *in, struct inofd__mem *m,
 				goto oom;
 		}
 	} else if ((dir = inofd__mem_path(in, m, &dl))) {
-		ev->path = inofd__arena_join(&in->arena, dir, dl, name);
-		if (!ev->path)
+		/* one copy: the path, whose last component is the name */
+		size_t nl = name ? strlen(name) : 0;
+		char *p = inofd__arena_alloc(&in->arena, dl + nl + 2);
+
+		if (!p)
 			goto oom;
+		memcpy(p, dir, dl);
+		if (name) {
+			if (!dl || dir[dl - 1] != '/')
+				p[dl++] = '/';
+			memcpy(p + dl, name, nl + 1);
+			name = p + dl;
+		} else {
+			p[dl] = '\0';
+		}
+		ev->path = p;
+		ev->name = name;
+		return ev;
 	}
 	if (name && (copy || given)) {
 		size_t nl = strlen(name) + 1;
