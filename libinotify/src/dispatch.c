@@ -228,8 +228,9 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 				c->name = nn;
 				c->moving = false;
 				inofd__node_link(in, t, c);
-				c->gen = r->gen;
 				c->depth = t->depth + 1;
+				if (inofd__tree_reached(in, c) < 0)
+					in->rescan_due = in->crawl_due = true;
 				continue;
 			}
 		}

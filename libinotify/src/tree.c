@@ -146,13 +146,13 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 			c->name = nn;
 			inofd__node_link(in, m, c);
 		}
-		c->gen = r->gen;
 		if (c->moving) {
 			c->moving = false;	/* found where it is */
 			inofd__paths_changed(in);
 		}
 		if (!w->crawl)
-			return 0;
+			return inofd__tree_reached(in, c);
+		c->gen = r->gen;
 		return inofd__work_push(in, INOFD__W_LIST, r, wd, NULL, false,
 					w->crawl, w->job, w->root_wd);
 	}
@@ -182,6 +182,20 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 nomem:
 	inofd__subtree_free(in, c);
 	return -ENOMEM;
+}
+
+int inofd__tree_reached(struct inofd *in, struct inofd__mem *c)
+{
+	struct inofd__reg *r = c->reg;
+
+	if (c->gen == r->gen)
+		return 0;
+	c->gen = r->gen;
+	/* a crawl under way must still reach what is below it */
+	if (!r->crawl_left)
+		return 0;
+	return inofd__work_push(in, INOFD__W_LIST, r, c->kw->wd, NULL, false,
+				r->gen, 0, -1);
 }
 
 /* A fatal error in an event-made subtree: it goes, and an error names it. */

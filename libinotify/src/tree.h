@@ -30,6 +30,8 @@ INOFD__HIDDEN void inofd__tree_lost(struct inofd *in, struct inofd__reg *r);
 /* Watch the root's parent to follow the root's renames (best effort). */
 INOFD__HIDDEN void inofd__tree_link_parent(struct inofd *in,
 					   struct inofd__reg *r, int rootfd);
+/* An event put node c where it is: a crawl under way counts it reached. */
+INOFD__HIDDEN int inofd__tree_reached(struct inofd *in, struct inofd__mem *c);
 /* The root is now entry name of its parent. */
 INOFD__HIDDEN void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
 				       const char *name);
