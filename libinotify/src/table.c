@@ -206,6 +206,8 @@ struct inofd__mem *inofd__mem_of(const struct inofd__kw *kw,
 void inofd__node_link(struct inofd *in, struct inofd__mem *parent,
 		      struct inofd__mem *m)
 {
+	struct inofd__mem *c;
+
 	m->parent = parent;
 	m->prev = NULL;
 	m->next = parent->child;
@@ -213,6 +215,18 @@ void inofd__node_link(struct inofd *in, struct inofd__mem *parent,
 		m->next->prev = m;
 	parent->child = m;
 	m->depth = parent->depth + 1;
+	/* what moved with it is as deep as it now is: pre-order, no stack */
+	for (c = m->child; c && c != m;) {
+		c->depth = c->parent->depth + 1;
+		if (c->child) {
+			c = c->child;
+			continue;
+		}
+		while (c != m && !c->next)
+			c = c->parent;
+		if (c != m)
+			c = c->next;
+	}
 	inofd__paths_changed(in);
 }
 
