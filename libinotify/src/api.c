@@ -386,7 +386,10 @@ static int walk_root(struct inofd *in, struct inofd__reg *r, int fd,
 	in->whead = in->wtail = NULL;
 	in->dhead = in->dtail = NULL;
 	in->walk_err = 0;
-	e = inofd__work_push(in, INOFD__W_LIST, r, wd, NULL, false, 0, job, -1);
+	e = inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
+			.name = NULL, .synth = false, .crawl = 0,
+			.job = job, .root_wd = -1 });
 	if (!e) {
 		inofd__walk_run(in, 0);
 		e = in->walk_err;

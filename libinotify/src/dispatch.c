@@ -66,8 +66,10 @@ static void moved_out(struct inofd *in, struct inofd__pend *p)
 		return;
 	if (!raw_halves(in))
 		for (m = kw->mems; m; m = m->kwnext)
-			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT, p->mask,
-					 p->cookie, p->name,
+			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
+					 &(struct inofd__raw){ p->mask,
+							       p->cookie,
+							       p->name },
 					 inofd__pend_path(p, m));
 	if (!(p->mask & IN_ISDIR))
 		goto out;
@@ -98,8 +100,9 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 
 	if (raw_halves(in))
 		for (m = kw->mems; m; m = m->kwnext)
-			inofd__emit(in, m, INOFD_EV_INOTIFY, mask, cookie, name,
-				    false, 0);
+			inofd__emit(in, m, INOFD_EV_INOTIFY,
+			    &(struct inofd__raw){ mask, cookie, name },
+			    0);
 	/* the source paths are taken now, before anything else moves */
 	p = inofd__pend_add(in, kw, mask, cookie, name);
 	if (!p && (p = inofd__pend_due(in, 0))) {
@@ -154,8 +157,9 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		struct inofd__mem *f = fkw ? inofd__mem_of(fkw, m->reg) : NULL;
 
 		if (raw_halves(in)) {
-			inofd__emit(in, m, INOFD_EV_INOTIFY, mask, cookie, name,
-				    false, 0);
+			inofd__emit(in, m, INOFD_EV_INOTIFY,
+			    &(struct inofd__raw){ mask, cookie, name },
+			    0);
 			continue;
 		}
 		if (f) {
@@ -163,10 +167,12 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 
 			f->paired = true;
 			ev = inofd__emit(in, m, INOFD_EV_RENAME,
-					 IN_MOVE | (mask & IN_ISDIR), cookie,
-					 name, false, 0);
+			    &(struct inofd__raw){ IN_MOVE | (mask & IN_ISDIR),
+						  cookie, name },
+			    0);
 			if (ev)
-				inofd__set_from(in, ev, f, p->name, inofd__pend_path(p, f));
+				inofd__set_from(in, ev, f, p->name,
+						inofd__pend_path(p, f));
 		}
 	}
 	for (m = raw_halves(in) ? NULL : kw->mems; m; m = m->kwnext) {
@@ -181,21 +187,25 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			    !inofd__mem_of(kw, f->reg))
 				break;
 		if (!f) {
-			inofd__emit(in, m, INOFD_EV_MOVE_IN, mask, cookie, name,
-				    false, 0);
+			inofd__emit(in, m, INOFD_EV_MOVE_IN,
+			    &(struct inofd__raw){ mask, cookie, name },
+			    0);
 			continue;
 		}
 		f->paired = true;
 		ev = inofd__emit(in, m, INOFD_EV_RENAME,
-				 IN_MOVE | (mask & IN_ISDIR), cookie, name,
-				 false, 0);
+			    &(struct inofd__raw){ IN_MOVE | (mask & IN_ISDIR),
+						  cookie, name },
+			    0);
 		if (ev)
-			inofd__set_from(in, ev, f, p->name, inofd__pend_path(p, f));
+			inofd__set_from(in, ev, f, p->name,
+					inofd__pend_path(p, f));
 	}
 	for (m = (fkw && !raw_halves(in)) ? fkw->mems : NULL; m; m = m->kwnext)
 		if (!m->paired)
-			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT, p->mask,
-					 cookie, p->name,
+			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
+					 &(struct inofd__raw){ p->mask, cookie,
+							       p->name },
 					 inofd__pend_path(p, m));
 
 	if (!(mask & IN_ISDIR))
@@ -403,7 +413,8 @@ static void process(struct inofd *in, int wd, uint32_t mask, uint32_t cookie,
 		return;
 	}
 	for (m = kw->mems; m; m = m->kwnext)
-		inofd__emit(in, m, INOFD_EV_INOTIFY, mask, cookie, name, false,
+		inofd__emit(in, m, INOFD_EV_INOTIFY,
+			    &(struct inofd__raw){ mask, cookie, name },
 			    0);
 	if ((mask & (IN_CREATE | IN_ISDIR)) == (IN_CREATE | IN_ISDIR) && name)
 		for (m = kw->mems; m; m = m->kwnext)

@@ -103,19 +103,19 @@ static struct inofd_event *push_on(struct inofd *in, struct inofd__mem *m,
 }
 
 struct inofd_event *inofd__emit_path(struct inofd *in, struct inofd__mem *m,
-				     int type, uint32_t mask, uint32_t cookie,
-				     const char *name, const char *path)
+				     int type, const struct inofd__raw *e,
+				     const char *path)
 {
 	struct inofd_event *ev;
 
-	if (!inofd__wants(m, mask))
+	if (!inofd__wants(m, e->mask))
 		return NULL;
 	inofd__win_close(in, m);
-	ev = push_at(in, m, type, name, true, true, path);
+	ev = push_at(in, m, type, e->name, true, true, path);
 	if (!ev)
 		return NULL;
-	ev->mask = mask;
-	ev->cookie = cookie;
+	ev->mask = e->mask;
+	ev->cookie = e->cookie;
 	if (m->reg->oneshot) {
 		m->reg->mask = 0;
 		m->reg->fired = true;
@@ -176,28 +176,27 @@ static void fold(struct inofd *in, struct inofd__mem *m, uint32_t mask)
 }
 
 struct inofd_event *inofd__emit(struct inofd *in, struct inofd__mem *m,
-				int type, uint32_t mask, uint32_t cookie,
-				const char *name, bool copy,
+				int type, const struct inofd__raw *e,
 				unsigned int flags)
 {
 	struct inofd_event *ev;
 
-	if (!inofd__wants(m, mask))
+	if (!inofd__wants(m, e->mask))
 		return NULL;
-	if (in->coalesce_ms && !(mask & INOFD__ALWAYS_BITS) &&
+	if (in->coalesce_ms && !(e->mask & INOFD__ALWAYS_BITS) &&
 	    type != INOFD_EV_ERROR) {
-		fold(in, m, mask);
+		fold(in, m, e->mask);
 		return NULL;
 	}
 	/* IN_UNMOUNT and IN_IGNORED end a window early: they come after it */
 	inofd__win_close(in, m);
-	ev = push_on(in, m, type, name, copy);
+	ev = push_on(in, m, type, e->name, flags & INOFD__COPY_NAME);
 	if (!ev)
 		return NULL;
-	ev->mask = mask;
-	ev->cookie = cookie;
-	ev->flags |= flags;
-	if (m->reg->oneshot && !(mask & IN_IGNORED)) {
+	ev->mask = e->mask;
+	ev->cookie = e->cookie;
+	ev->flags |= flags & ~INOFD__COPY_NAME;
+	if (m->reg->oneshot && !(e->mask & IN_IGNORED)) {
 		m->reg->mask = 0;	/* fired: the dispatcher ends it */
 		m->reg->fired = true;
 	}
@@ -247,8 +246,9 @@ void inofd__reg_end(struct inofd *in, struct inofd__reg *r, bool report,
 		inofd__win_close(in, root);
 		/* IN_IGNORED: wants() is true whatever the mask */
 		r->oneshot = false;
-		inofd__emit(in, root, INOFD_EV_INOTIFY, IN_IGNORED, 0, NULL,
-			    false, flags);
+		inofd__emit(in, root, INOFD_EV_INOTIFY,
+			    &(struct inofd__raw){ IN_IGNORED, 0, NULL },
+			    flags);
 	}
 	if (r->plink) {
 		struct inofd__kw *kw = r->plink->kw;

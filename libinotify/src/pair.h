@@ -12,12 +12,12 @@ INOFD__HIDDEN uint64_t inofd__now_ns(void);
 INOFD__HIDDEN bool inofd__wants(const struct inofd__mem *m, uint32_t mask);
 /*
  * Report one event on m: honours the mask, coalescing and IN_ONESHOT.
- * name must live until the next read (in the read buffer) unless copy.
+ * e->name must live until the next read (in the read buffer) unless
+ * flags has INOFD__COPY_NAME; the other flags are INOFD_EVF_*.
  */
 INOFD__HIDDEN struct inofd_event *inofd__emit(struct inofd *in,
 					      struct inofd__mem *m, int type,
-					      uint32_t mask, uint32_t cookie,
-					      const char *name, bool copy,
+					      const struct inofd__raw *e,
 					      unsigned int flags);
 /* An INOFD_EV_ERROR about entry name of m (or m itself). */
 INOFD__HIDDEN void inofd__error(struct inofd *in, struct inofd__mem *m,
@@ -32,9 +32,8 @@ INOFD__HIDDEN const char *inofd__pend_path(const struct inofd__pend *p,
 /* inofd__emit() with the full path given (NULL: unknown). */
 INOFD__HIDDEN struct inofd_event *inofd__emit_path(struct inofd *in,
 						   struct inofd__mem *m,
-						   int type, uint32_t mask,
-						   uint32_t cookie,
-						   const char *name,
+						   int type,
+						   const struct inofd__raw *e,
 						   const char *path);
 
 /* End a registration: its one IN_IGNORED (if report, with flags). */

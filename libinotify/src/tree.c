@@ -47,32 +47,31 @@ static bool fatal(int r)
 	return r == -ENOSPC || r == -ENOMEM;
 }
 
-int inofd__work_push(struct inofd *in, int kind, const struct inofd__reg *r,
-		     int wd, const char *name, bool synth, unsigned int crawl,
-		     int job, int root_wd)
+int inofd__work_push(struct inofd *in, const struct inofd__step *s)
 {
-	size_t nl = name ? strlen(name) + 1 : 1;
+	size_t nl = s->name ? strlen(s->name) + 1 : 1;
 	struct inofd__work *w = malloc(sizeof(*w) + nl);
+	struct inofd__reg *r = (struct inofd__reg *)s->reg;
 
 	if (!w)
 		return -ENOMEM;
 	w->next = NULL;
-	w->kind = kind;
+	w->kind = s->kind;
 	w->reg = r->id;
-	w->wd = wd;
-	w->synth = synth;
-	w->crawl = crawl;
-	w->job = job;
-	w->root_wd = root_wd;
+	w->wd = s->wd;
+	w->synth = s->synth;
+	w->crawl = s->crawl;
+	w->job = s->job;
+	w->root_wd = s->root_wd;
 	w->tries = 0;
-	memcpy(w->name, name ? name : "", nl);
+	memcpy(w->name, s->name ? s->name : "", nl);
 	if (in->wtail)
 		in->wtail->next = w;
 	else
 		in->whead = w;
 	in->wtail = w;
-	if (crawl && crawl == r->gen)
-		((struct inofd__reg *)r)->crawl_left++;
+	if (s->crawl && s->crawl == r->gen)
+		r->crawl_left++;
 	return 0;
 }
 
@@ -153,8 +152,10 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 		if (!w->crawl)
 			return inofd__tree_reached(in, c);
 		c->gen = r->gen;
-		return inofd__work_push(in, INOFD__W_LIST, r, wd, NULL, false,
-					w->crawl, w->job, w->root_wd);
+		return inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
+			.name = NULL, .synth = false, .crawl = w->crawl,
+			.job = w->job, .root_wd = w->root_wd });
 	}
 	if (!kw) {
 		kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
@@ -174,9 +175,11 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	if (!c->name)
 		goto nomem;
 	inofd__node_link(in, m, c);
-	if (inofd__work_push(in, INOFD__W_LIST, r, wd, NULL, w->synth,
-			     w->crawl, w->job,
-			     w->root_wd >= 0 ? w->root_wd : wd) < 0)
+	if (inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
+			.name = NULL, .synth = w->synth, .crawl = w->crawl,
+			.job = w->job,
+			.root_wd = w->root_wd >= 0 ? w->root_wd : wd }) < 0)
 		goto nomem;
 	return 0;
 nomem:
@@ -194,8 +197,10 @@ int inofd__tree_reached(struct inofd *in, struct inofd__mem *c)
 	/* a crawl under way must still reach what is below it */
 	if (!r->crawl_left)
 		return 0;
-	return inofd__work_push(in, INOFD__W_LIST, r, c->kw->wd, NULL, false,
-				r->gen, 0, -1);
+	return inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_LIST, .reg = r, .wd = c->kw->wd,
+			.name = NULL, .synth = false, .crawl = r->gen,
+			.job = 0, .root_wd = -1 });
 }
 
 /* A fatal error in an event-made subtree: it goes, and an error names it. */
@@ -404,10 +409,14 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 						AT_SYMLINK_NOFOLLOW) == 0 &&
 					S_ISDIR(st.st_mode);
 			}
-			if (w->synth)
-				inofd__emit(in, m, INOFD_EV_INOTIFY, IN_CREATE |
-					    (isdir ? IN_ISDIR : 0), 0, nm, true,
-					    INOFD_EVF_SYNTHETIC);
+			if (w->synth) {
+				uint32_t mk = IN_CREATE | (isdir ? IN_ISDIR : 0);
+
+				inofd__emit(in, m, INOFD_EV_INOTIFY,
+					    &(struct inofd__raw){ mk, 0, nm },
+					    INOFD_EVF_SYNTHETIC |
+					    INOFD__COPY_NAME);
+			}
 			if (!isdir || excluded(r, nm) ||
 			    (r->max_depth && m->depth + 1 > r->max_depth))
 				continue;
@@ -547,8 +556,10 @@ void inofd__tree_newdir(struct inofd *in, struct inofd__mem *m,
 
 	if (excluded(r, name) || (r->max_depth && m->depth + 1 > r->max_depth))
 		return;
-	if (inofd__work_push(in, INOFD__W_NEWDIR, r, m->kw->wd, name, true, 0,
-			     0, -1) < 0)
+	if (inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_NEWDIR, .reg = r, .wd = m->kw->wd,
+			.name = name, .synth = true, .crawl = 0,
+			.job = 0, .root_wd = -1 }) < 0)
 		in->rescan_due = in->crawl_due = true;
 }
 
@@ -592,9 +603,10 @@ void inofd__tree_crawl(struct inofd *in)
 				r->gen = 1;
 			r->crawl_left = 0;
 			r->root->gen = r->gen;
-			if (inofd__work_push(in, INOFD__W_LIST, r,
-					     r->root->kw->wd, NULL, false,
-					     r->gen, 0, -1) < 0)
+			if (inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_LIST, .reg = r, .wd = r->root->kw->wd,
+			.name = NULL, .synth = false, .crawl = r->gen,
+			.job = 0, .root_wd = -1 }) < 0)
 				in->rescan_due = true;
 		}
 	}

@@ -9,10 +9,8 @@
 INOFD__HIDDEN uint32_t inofd__tree_kmask(const struct inofd__reg *r);
 
 /* Queue a walk step; 0 or -ENOMEM. */
-INOFD__HIDDEN int inofd__work_push(struct inofd *in, int kind,
-				   const struct inofd__reg *r, int wd,
-				   const char *name, bool synth,
-				   unsigned int crawl, int job, int root_wd);
+INOFD__HIDDEN int inofd__work_push(struct inofd *in,
+				   const struct inofd__step *s);
 /* Run up to budget steps (0: all); the steps left wait for the next read. */
 INOFD__HIDDEN void inofd__walk_run(struct inofd *in, unsigned int budget);
 INOFD__HIDDEN bool inofd__walk_pending(const struct inofd *in);

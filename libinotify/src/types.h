@@ -46,6 +46,28 @@
 /* Reported whatever the registration's mask says. */
 #define INOFD__ALWAYS_BITS	(IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED)
 
+/* One event as the kernel reports it, less its wd. */
+struct inofd__raw {
+	uint32_t		mask;
+	uint32_t		cookie;
+	const char		*name;
+};
+
+/* inofd__emit() flag: name does not live in the read buffer, copy it */
+#define INOFD__COPY_NAME	0x80000000u
+
+/* A walk step to queue (inofd__work_push()). */
+struct inofd__step {
+	int			kind;		/* INOFD__W_* */
+	const struct inofd__reg	*reg;
+	int			wd;
+	const char		*name;		/* W_NEWDIR: the entry */
+	bool			synth;		/* report entries as IN_CREATE */
+	unsigned int		crawl;		/* !0: part of that crawl */
+	int			job;		/* initial walk id, or 0 */
+	int			root_wd;	/* new subtree's wd, or -1 */
+};
+
 /* A bump allocator: strings of the events of one read. */
 struct inofd__chunk {
 	struct inofd__chunk	*next;
