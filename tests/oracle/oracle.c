@@ -32,8 +32,8 @@
  * did not ask for; IN_IGNORED must arrive exactly once per registration,
  * with its data, and only once the registration has ended.
  *
- * usage: oracle [-s SEED | -c COUNT [-S FIRST]] [-n OPS] [-B auto|kernel|procfd|both]
- *               [-q MAX_QUEUED_EVENTS] [-v]
+ * usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SEC] [-n OPS] [-B auto|kernel|procfd|both]
+ *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v]
  *   -s SEED   run one seed;  -c COUNT  run seeds FIRST..FIRST+COUNT-1
  *   -q N      root only: lower fs.inotify.max_queued_events to N for the
  *             instance this test creates (restored right after); use it in
@@ -41,6 +41,11 @@
  *   -T SEC    run seeds from FIRST on until SEC seconds have passed (soak)
  *   -x K,K    tolerate these divergence kinds (log and count them, go on):
  *             to look past a known bug; a run with -x proves nothing
+ *   -D A,B    leave out these operations (mkdir mkdirp create write unlink
+ *             rmdir rmr mvfile mvdir mvroot mvout mvin outside cleanout
+ *             flood plain plainrm) or modes (relroot: the root is always
+ *             absolute; batch / interleave: no steps of that kind): to
+ *             narrow a divergence down to a finding
  *   -v        trace every operation and event on stderr
  * Every seed runs even when one fails; the exit status says if any did.
  * Exit: 0 every seed passed, 1 a divergence, 2 usage or setup error.
@@ -743,14 +748,11 @@ static void drain(struct run *r)
 			diverge(r, "[api] inofd_timeout: %s", inofd_strerror(t));
 			return;
 		}
-		if (t == -1) {
-			if (poll(&p, 1, 0) == 0)
-				return;
-			continue;
-		}
+		if (t == -1 && poll(&p, 1, 0) == 0)
+			return;
 		if (now() > end) {
-			diverge(r, "[drain] still not settled after %d s (inofd_timeout %d)",
-				DRAIN_SECONDS, t);
+			diverge(r, "[drain] events still coming after %d s of reading (inofd_timeout %d, fd %sreadable)",
+				DRAIN_SECONDS, t, poll(&p, 1, 0) > 0 ? "" : "not ");
 			return;
 		}
 		if (t > 0)
@@ -856,7 +858,28 @@ enum op {
 	OP_N
 };
 
-static const unsigned int weight[OP_N] = {
+static const char *const opname[OP_N] = {
+	"mkdir", "mkdirp", "create", "write", "unlink", "rmdir", "rmr",
+	"mvfile", "mvdir", "mvroot", "mvout", "mvin", "outside", "cleanout",
+	"flood", "plain", "plainrm",
+};
+
+/* -D: operations (and "relroot", "batch", "interleave") left out */
+static const char *disabled = "";
+
+static bool is_disabled(const char *what)
+{
+	size_t l = strlen(what);
+	const char *t;
+
+	for (t = disabled; (t = strstr(t, what)); t += l)
+		if ((t == disabled || t[-1] == ',') &&
+		    (t[l] == ',' || !t[l]))
+			return true;
+	return false;
+}
+
+static unsigned int weight[OP_N] = {
 	[OP_MKDIR] = 14, [OP_MKDIRP] = 6, [OP_CREATE] = 14, [OP_WRITE] = 8,
 	[OP_UNLINK] = 6, [OP_RMDIR] = 5, [OP_RMR] = 2, [OP_MVFILE] = 6,
 	[OP_MVDIR] = 10, [OP_MVROOT] = 2, [OP_MVOUT] = 5, [OP_MVIN] = 5,
@@ -1109,6 +1132,10 @@ static void random_op(struct run *r)
 
 	for (i = 0; i < OP_N; i++)
 		tot += weight[i];
+	if (!tot) {
+		fprintf(stderr, "oracle: -D left no operation\n");
+		exit(2);
+	}
 	for (;;) {
 		x = rnd(&r->g, tot);
 		for (i = 0; i < OP_N && x >= weight[i]; i++)
@@ -1317,6 +1344,8 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	r->probe_bit = r->mask & IN_CREATE ? IN_CREATE : IN_CLOSE_WRITE;
 	i = rnd(&r->g, 8);
 	r->rootmode = i == 0 ? 1 : i == 1 ? 2 : 0;
+	if (is_disabled("relroot"))
+		r->rootmode = 0;
 	r->use_plain = rnd(&r->g, 3) == 0;
 	endmode = rnd(&r->g, 2);
 
@@ -1369,6 +1398,9 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		r->qmax = 16384;
 
 	r->nregs = 1;
+	/* a plain watch made first, inside what becomes the tree */
+	if (r->use_plain && rnd(&r->g, 2) && weight[OP_PLAIN_ADD])
+		do_op(r, OP_PLAIN_ADD);
 	r->regs[0].tree = true;
 	r->regs[0].dir = r->root;
 	absp(r, r->root, r->regs[0].path, sizeof(r->regs[0].path));
@@ -1408,6 +1440,11 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 
 	while (!r->failed && r->op < r->nops) {
 		bool batch = rnd(&r->g, 2);
+
+		if (is_disabled("batch"))
+			batch = false;
+		else if (is_disabled("interleave"))
+			batch = true;
 		int len = 1 + rnd(&r->g, batch ? 16 : 8);
 
 		note(r, "# step: %d op(s), %s", len,
@@ -1487,7 +1524,7 @@ done:
 static void usage(void)
 {
 	fprintf(stderr, "usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SECONDS] [-n OPS]\n"
-		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-v]\n");
+		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n");
 	exit(2);
 }
 
@@ -1500,7 +1537,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -1532,6 +1569,12 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			tolerate = optarg;
+			break;
+		case 'D':
+			disabled = optarg;
+			for (c = 0; c < OP_N; c++)
+				if (is_disabled(opname[c]))
+					weight[c] = 0;
 			break;
 		default:
 			usage();
