@@ -896,27 +896,54 @@ static int plain_alive(const struct run *r)
 	return n;
 }
 
+/*
+ * Overflow the queue: with IN_MODIFY in the mask, alternate one-byte
+ * writes to two new files (the kernel merges only an event identical to
+ * the last one queued, so each write queues one); without it, create and
+ * unlink files.  No read happens meanwhile.
+ */
 static void flood(struct run *r, struct node *d)
 {
-	char b[PATH_MAX], f[PATH_MAX + 32], nm[32];
-	long i, n = r->qmax / 2 + 64;
+	char b[PATH_MAX], f[2][PATH_MAX + 32], nm[32];
+	long i, n;
+	int fd[2], k;
 
 	rel(d, b, sizeof(b));
+	if (r->mask & IN_MODIFY) {
+		n = r->qmax + 64;
+		note(r, "flood %s %ld   # two new files, %ld alternate writes, no read",
+		     b, n, n);
+		for (k = 0; k < 2; k++) {
+			fresh(r, 'z', nm, sizeof(nm));
+			fmt_path(f[k], sizeof(f[k]), "%s/%s/%s", r->base, b, nm);
+			hist_add(r, f[k]);
+			fd[k] = open(f[k], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+				     0644);
+			if (fd[k] < 0)
+				fs_fail(r, "create", f[k]);
+		}
+		for (i = 0; i < n; i++)
+			if (write(fd[i & 1], "z", 1) != 1)
+				fs_fail(r, "write", f[i & 1]);
+		for (k = 0; k < 2; k++) {
+			close(fd[k]);
+			if (unlink(f[k]))
+				fs_fail(r, "unlink", f[k]);
+		}
+		return;
+	}
+	n = r->qmax / 2 + 64;
 	note(r, "flood %s %ld   # create+unlink %ld files, no read", b, n, n);
 	for (i = 0; i < n; i++) {
-		int fd;
-
 		fresh(r, 'z', nm, sizeof(nm));
-		fmt_path(f, sizeof(f), "%s/%s/%s", r->base, b, nm);
-		hist_add(r, f);
-		fmt_path(f, sizeof(f), "%s/%s", b, nm);
-		fd = openat(r->basefd, f, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-			    0644);
-		if (fd < 0)
-			fs_fail(r, "create", f);
-		close(fd);
-		if (unlinkat(r->basefd, f, 0))
-			fs_fail(r, "unlink", f);
+		fmt_path(f[0], sizeof(f[0]), "%s/%s/%s", r->base, b, nm);
+		hist_add(r, f[0]);
+		fd[0] = open(f[0], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd[0] < 0)
+			fs_fail(r, "create", f[0]);
+		close(fd[0]);
+		if (unlink(f[0]))
+			fs_fail(r, "unlink", f[0]);
 	}
 }
 
@@ -1318,6 +1345,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	struct run *r = xcalloc(1, sizeof(*r));
 	struct inofd_opts o = { .sz = sizeof(o), .flags = backend_flag };
 	const char *tmp = getenv("TMPDIR");
+	struct stat st;
 	char b[PATH_MAX], nm[32];
 	long oldq = -1;
 	int i, k, wd, ret, endmode;
@@ -1349,8 +1377,11 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	r->use_plain = rnd(&r->g, 3) == 0;
 	endmode = rnd(&r->g, 2);
 
-	snprintf(r->base, sizeof(r->base), "%s/inofd-oracle.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
+	/* TMPDIR, else /dev/shm (tmpfs: floods are cheap there), else /tmp */
+	if (!tmp || !*tmp)
+		tmp = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+		      access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+	fmt_path(r->base, sizeof(r->base), "%s/inofd-oracle.XXXXXX", tmp);
 	if (!mkdtemp(r->base))
 		die("mkdtemp");
 	if (!realpath(r->base, b))
