@@ -1194,9 +1194,10 @@ static void check(struct run *r, const char *when)
 			goto out;
 		}
 
-	/* probes: the tree, out/, and every plain watch's directory */
+	/* probes: the tree, p/ and out/, and every plain watch's directory */
 	if (r->root)
 		collect(r->root, true, false, &l);
+	list_add(&l, r->p);
 	collect(r->out, true, false, &l);
 	for (i = 0; i < r->nregs; i++)
 		if (!r->regs[i].ended && r->regs[i].dir &&
