@@ -1200,7 +1200,7 @@ static void check(struct run *r, const char *when)
 	list_add(&l, r->p);
 	collect(r->out, true, false, &l);
 	for (i = 0; i < r->nregs; i++)
-		if (!r->regs[i].ended && r->regs[i].dir &&
+		if (!r->regs[i].ended && r->regs[i].dir && r->regs[i].dir != r->p &&
 		    !in_tree(r, r->regs[i].dir) && !below(r->regs[i].dir, r->out))
 			list_add(&l, r->regs[i].dir);
 	r->probes = xcalloc(l.n ? l.n : 1, sizeof(*r->probes));
@@ -1345,6 +1345,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 {
 	struct run *r = xcalloc(1, sizeof(*r));
 	struct inofd_opts o = { .sz = sizeof(o), .flags = backend_flag };
+	struct rng g2;
 	const char *tmp = getenv("TMPDIR");
 	struct stat st;
 	char b[PATH_MAX], nm[32];
@@ -1358,6 +1359,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	r->verbose = cf->verbose;
 	r->basefd = -1;
 	rng_seed(&r->g, seed);
+	rng_seed(&g2, seed ^ 0x5eedull << 32);
 
 	/* per-seed choices, all from the PRNG */
 	r->mask = IN_CREATE | IN_DELETE | IN_MOVE | IN_CLOSE_WRITE |
@@ -1433,6 +1435,27 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	/* a plain watch made first, inside what becomes the tree */
 	if (r->use_plain && rnd(&r->g, 2) && weight[OP_PLAIN_ADD])
 		do_op(r, OP_PLAIN_ADD);
+	/*
+	 * and one on p, the root's parent: the library can see the root's
+	 * renames there.  Drawn from a second stream, so that the main one
+	 * (and every seed kept in regress/) stays as it was.
+	 */
+	if (r->use_plain && rnd(&g2, 3) == 0 && weight[OP_PLAIN_ADD]) {
+		struct reg *g = &r->regs[r->nregs];
+
+		absp(r, r->p, g->path, sizeof(g->path));
+		wd = inofd_watch_path(r->in, g->path, r->mask, &g->tag);
+		note(r, "watch_path p   # plain watch, reg %d, wd %d", r->nregs,
+		     wd);
+		if (wd < 0) {
+			diverge(r, "[plain] inofd_watch_path(p): %s",
+				inofd_strerror(wd));
+			goto done;
+		}
+		g->wd = wd;
+		g->dir = r->p;
+		r->p->plain = r->nregs++;
+	}
 	r->regs[0].tree = true;
 	r->regs[0].dir = r->root;
 	absp(r, r->root, r->regs[0].path, sizeof(r->regs[0].path));
