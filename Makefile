@@ -133,7 +133,9 @@ ORACLE_SOAK_SEEDS ?= 1000
 oracle: $(if $(LIBINOFD),,lib)
 	@$(MAKE) -s --no-print-directory -C tests/oracle run \
 		ORACLE_SEEDS=$(ORACLE_SEEDS) ORACLE_OPS=$(ORACLE_OPS) \
-		ORACLE_SEED=$(ORACLE_SEED) LIBINOFD=$(LIBINOFD)
+		ORACLE_SEED=$(ORACLE_SEED) LIBINOFD=$(LIBINOFD) \
+		$(if $(ORACLE_BACKEND),ORACLE_BACKEND=$(ORACLE_BACKEND)) \
+		ORACLE_ARGS="$(ORACLE_ARGS)"
 
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)

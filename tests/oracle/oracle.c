@@ -32,8 +32,8 @@
  * did not ask for; IN_IGNORED must arrive exactly once per registration,
  * with its data, and only once the registration has ended.
  *
- * usage: oracle [-s SEED | -c COUNT [-S FIRST]] [-n OPS] [-B auto|kernel|procfd|both]
- *               [-q MAX_QUEUED_EVENTS] [-v]
+ * usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SEC] [-n OPS] [-B auto|kernel|procfd|both]
+ *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v]
  *   -s SEED   run one seed;  -c COUNT  run seeds FIRST..FIRST+COUNT-1
  *   -q N      root only: lower fs.inotify.max_queued_events to N for the
  *             instance this test creates (restored right after); use it in
@@ -41,6 +41,11 @@
  *   -T SEC    run seeds from FIRST on until SEC seconds have passed (soak)
  *   -x K,K    tolerate these divergence kinds (log and count them, go on):
  *             to look past a known bug; a run with -x proves nothing
+ *   -D A,B    leave out these operations (mkdir mkdirp create write unlink
+ *             rmdir rmr mvfile mvdir mvroot mvout mvin outside cleanout
+ *             flood plain plainrm) or modes (relroot: the root is always
+ *             absolute; batch / interleave: no steps of that kind): to
+ *             narrow a divergence down to a finding
  *   -v        trace every operation and event on stderr
  * Every seed runs even when one fails; the exit status says if any did.
  * Exit: 0 every seed passed, 1 a divergence, 2 usage or setup error.
@@ -743,14 +748,11 @@ static void drain(struct run *r)
 			diverge(r, "[api] inofd_timeout: %s", inofd_strerror(t));
 			return;
 		}
-		if (t == -1) {
-			if (poll(&p, 1, 0) == 0)
-				return;
-			continue;
-		}
+		if (t == -1 && poll(&p, 1, 0) == 0)
+			return;
 		if (now() > end) {
-			diverge(r, "[drain] still not settled after %d s (inofd_timeout %d)",
-				DRAIN_SECONDS, t);
+			diverge(r, "[drain] events still coming after %d s of reading (inofd_timeout %d, fd %sreadable)",
+				DRAIN_SECONDS, t, poll(&p, 1, 0) > 0 ? "" : "not ");
 			return;
 		}
 		if (t > 0)
@@ -856,7 +858,28 @@ enum op {
 	OP_N
 };
 
-static const unsigned int weight[OP_N] = {
+static const char *const opname[OP_N] = {
+	"mkdir", "mkdirp", "create", "write", "unlink", "rmdir", "rmr",
+	"mvfile", "mvdir", "mvroot", "mvout", "mvin", "outside", "cleanout",
+	"flood", "plain", "plainrm",
+};
+
+/* -D: operations (and "relroot", "batch", "interleave") left out */
+static const char *disabled = "";
+
+static bool is_disabled(const char *what)
+{
+	size_t l = strlen(what);
+	const char *t;
+
+	for (t = disabled; (t = strstr(t, what)); t += l)
+		if ((t == disabled || t[-1] == ',') &&
+		    (t[l] == ',' || !t[l]))
+			return true;
+	return false;
+}
+
+static unsigned int weight[OP_N] = {
 	[OP_MKDIR] = 14, [OP_MKDIRP] = 6, [OP_CREATE] = 14, [OP_WRITE] = 8,
 	[OP_UNLINK] = 6, [OP_RMDIR] = 5, [OP_RMR] = 2, [OP_MVFILE] = 6,
 	[OP_MVDIR] = 10, [OP_MVROOT] = 2, [OP_MVOUT] = 5, [OP_MVIN] = 5,
@@ -873,27 +896,54 @@ static int plain_alive(const struct run *r)
 	return n;
 }
 
+/*
+ * Overflow the queue: with IN_MODIFY in the mask, alternate one-byte
+ * writes to two new files (the kernel merges only an event identical to
+ * the last one queued, so each write queues one); without it, create and
+ * unlink files.  No read happens meanwhile.
+ */
 static void flood(struct run *r, struct node *d)
 {
-	char b[PATH_MAX], f[PATH_MAX + 32], nm[32];
-	long i, n = r->qmax / 2 + 64;
+	char b[PATH_MAX], f[2][PATH_MAX + 32], nm[32];
+	long i, n;
+	int fd[2], k;
 
 	rel(d, b, sizeof(b));
+	if (r->mask & IN_MODIFY) {
+		n = r->qmax + 64;
+		note(r, "flood %s %ld   # two new files, %ld alternate writes, no read",
+		     b, n, n);
+		for (k = 0; k < 2; k++) {
+			fresh(r, 'z', nm, sizeof(nm));
+			fmt_path(f[k], sizeof(f[k]), "%s/%s/%s", r->base, b, nm);
+			hist_add(r, f[k]);
+			fd[k] = open(f[k], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+				     0644);
+			if (fd[k] < 0)
+				fs_fail(r, "create", f[k]);
+		}
+		for (i = 0; i < n; i++)
+			if (write(fd[i & 1], "z", 1) != 1)
+				fs_fail(r, "write", f[i & 1]);
+		for (k = 0; k < 2; k++) {
+			close(fd[k]);
+			if (unlink(f[k]))
+				fs_fail(r, "unlink", f[k]);
+		}
+		return;
+	}
+	n = r->qmax / 2 + 64;
 	note(r, "flood %s %ld   # create+unlink %ld files, no read", b, n, n);
 	for (i = 0; i < n; i++) {
-		int fd;
-
 		fresh(r, 'z', nm, sizeof(nm));
-		fmt_path(f, sizeof(f), "%s/%s/%s", r->base, b, nm);
-		hist_add(r, f);
-		fmt_path(f, sizeof(f), "%s/%s", b, nm);
-		fd = openat(r->basefd, f, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-			    0644);
-		if (fd < 0)
-			fs_fail(r, "create", f);
-		close(fd);
-		if (unlinkat(r->basefd, f, 0))
-			fs_fail(r, "unlink", f);
+		fmt_path(f[0], sizeof(f[0]), "%s/%s/%s", r->base, b, nm);
+		hist_add(r, f[0]);
+		fd[0] = open(f[0], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd[0] < 0)
+			fs_fail(r, "create", f[0]);
+		close(fd[0]);
+		if (unlink(f[0]))
+			fs_fail(r, "unlink", f[0]);
 	}
 }
 
@@ -1109,6 +1159,10 @@ static void random_op(struct run *r)
 
 	for (i = 0; i < OP_N; i++)
 		tot += weight[i];
+	if (!tot) {
+		fprintf(stderr, "oracle: -D left no operation\n");
+		exit(2);
+	}
 	for (;;) {
 		x = rnd(&r->g, tot);
 		for (i = 0; i < OP_N && x >= weight[i]; i++)
@@ -1140,12 +1194,13 @@ static void check(struct run *r, const char *when)
 			goto out;
 		}
 
-	/* probes: the tree, out/, and every plain watch's directory */
+	/* probes: the tree, p/ and out/, and every plain watch's directory */
 	if (r->root)
 		collect(r->root, true, false, &l);
+	list_add(&l, r->p);
 	collect(r->out, true, false, &l);
 	for (i = 0; i < r->nregs; i++)
-		if (!r->regs[i].ended && r->regs[i].dir &&
+		if (!r->regs[i].ended && r->regs[i].dir && r->regs[i].dir != r->p &&
 		    !in_tree(r, r->regs[i].dir) && !below(r->regs[i].dir, r->out))
 			list_add(&l, r->regs[i].dir);
 	r->probes = xcalloc(l.n ? l.n : 1, sizeof(*r->probes));
@@ -1290,7 +1345,9 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 {
 	struct run *r = xcalloc(1, sizeof(*r));
 	struct inofd_opts o = { .sz = sizeof(o), .flags = backend_flag };
+	struct rng g2;
 	const char *tmp = getenv("TMPDIR");
+	struct stat st;
 	char b[PATH_MAX], nm[32];
 	long oldq = -1;
 	int i, k, wd, ret, endmode;
@@ -1302,6 +1359,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	r->verbose = cf->verbose;
 	r->basefd = -1;
 	rng_seed(&r->g, seed);
+	rng_seed(&g2, seed ^ 0x5eedull << 32);
 
 	/* per-seed choices, all from the PRNG */
 	r->mask = IN_CREATE | IN_DELETE | IN_MOVE | IN_CLOSE_WRITE |
@@ -1317,11 +1375,16 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	r->probe_bit = r->mask & IN_CREATE ? IN_CREATE : IN_CLOSE_WRITE;
 	i = rnd(&r->g, 8);
 	r->rootmode = i == 0 ? 1 : i == 1 ? 2 : 0;
+	if (is_disabled("relroot"))
+		r->rootmode = 0;
 	r->use_plain = rnd(&r->g, 3) == 0;
 	endmode = rnd(&r->g, 2);
 
-	snprintf(r->base, sizeof(r->base), "%s/inofd-oracle.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
+	/* TMPDIR, else /dev/shm (tmpfs: floods are cheap there), else /tmp */
+	if (!tmp || !*tmp)
+		tmp = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+		      access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+	fmt_path(r->base, sizeof(r->base), "%s/inofd-oracle.XXXXXX", tmp);
 	if (!mkdtemp(r->base))
 		die("mkdtemp");
 	if (!realpath(r->base, b))
@@ -1369,6 +1432,30 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		r->qmax = 16384;
 
 	r->nregs = 1;
+	/* a plain watch made first, inside what becomes the tree */
+	if (r->use_plain && rnd(&r->g, 2) && weight[OP_PLAIN_ADD])
+		do_op(r, OP_PLAIN_ADD);
+	/*
+	 * and one on p, the root's parent: the library can see the root's
+	 * renames there.  Drawn from a second stream, so that the main one
+	 * (and every seed kept in regress/) stays as it was.
+	 */
+	if (r->use_plain && rnd(&g2, 3) == 0 && weight[OP_PLAIN_ADD]) {
+		struct reg *g = &r->regs[r->nregs];
+
+		absp(r, r->p, g->path, sizeof(g->path));
+		wd = inofd_watch_path(r->in, g->path, r->mask, &g->tag);
+		note(r, "watch_path p   # plain watch, reg %d, wd %d", r->nregs,
+		     wd);
+		if (wd < 0) {
+			diverge(r, "[plain] inofd_watch_path(p): %s",
+				inofd_strerror(wd));
+			goto done;
+		}
+		g->wd = wd;
+		g->dir = r->p;
+		r->p->plain = r->nregs++;
+	}
 	r->regs[0].tree = true;
 	r->regs[0].dir = r->root;
 	absp(r, r->root, r->regs[0].path, sizeof(r->regs[0].path));
@@ -1408,6 +1495,11 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 
 	while (!r->failed && r->op < r->nops) {
 		bool batch = rnd(&r->g, 2);
+
+		if (is_disabled("batch"))
+			batch = false;
+		else if (is_disabled("interleave"))
+			batch = true;
 		int len = 1 + rnd(&r->g, batch ? 16 : 8);
 
 		note(r, "# step: %d op(s), %s", len,
@@ -1487,7 +1579,7 @@ done:
 static void usage(void)
 {
 	fprintf(stderr, "usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SECONDS] [-n OPS]\n"
-		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-v]\n");
+		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n");
 	exit(2);
 }
 
@@ -1500,7 +1592,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -1532,6 +1624,12 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			tolerate = optarg;
+			break;
+		case 'D':
+			disabled = optarg;
+			for (c = 0; c < OP_N; c++)
+				if (is_disabled(opname[c]))
+					weight[c] = 0;
 			break;
 		default:
 			usage();
