@@ -248,8 +248,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			/* into its own subtree: the kernel refuses that, so
 			 * events were lost; the crawl puts things right */
 			in->rescan_due = in->crawl_due = true;
-			c->moving = false;
-			inofd__paths_changed(in);
+			/* c stays without a path until the crawl finds it */
 			continue;
 		}
 		inofd__subtree_free(in, c);	/* left this tree */
