@@ -52,7 +52,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host soak bench-experiment bench-report harness-check watch-fd-check \
+	bench-host soak bench-experiment bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check \
 	distclean FORCE
 
@@ -151,6 +151,20 @@ FUZZ_TIME ?= 60
 fuzz: lib
 	@$(MAKE) -s -C tests/fuzz regress run FUZZ_TIME=$(FUZZ_TIME)
 
+# The model-based test of inofd_watch_tree() (tests/oracle/README): on
+# the host against libinotify/ (or LIBINOFD=another/libinotify, copied and
+# built under build/oracle); in the guest as tests/guest/lib_oracle.
+ORACLE_SEEDS ?= 20
+ORACLE_OPS   ?= 200
+ORACLE_SEED  ?=
+ORACLE_SOAK_SEEDS ?= 1000
+oracle: $(if $(LIBINOFD),,lib)
+	@$(MAKE) -s --no-print-directory -C tests/oracle run \
+		ORACLE_SEEDS=$(ORACLE_SEEDS) ORACLE_OPS=$(ORACLE_OPS) \
+		ORACLE_SEED=$(ORACLE_SEED) LIBINOFD=$(LIBINOFD) \
+		$(if $(ORACLE_BACKEND),ORACLE_BACKEND=$(ORACLE_BACKEND)) \
+		ORACLE_ARGS="$(ORACLE_ARGS)"
+
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(GB)/root/tests/%,$(GUEST_C))
@@ -167,6 +181,8 @@ $(GB)/root/tests/%: tests/guest/%.c libinotify/libinofd.a
 
 # 32-bit builds of the kernel-interface tests exercise the compat ioctl path.
 M32_CFLAGS := -m32 -idirafter /usr/include/x86_64-linux-gnu
+$(GB)/root/tests/lib_oracle: tests/oracle/oracle.c
+
 $(GB)/root/tests/%_m32: tests/guest/%.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $(M32_CFLAGS) $< -o $@ -lpthread
@@ -249,12 +265,19 @@ build/host/bench_notify: tests/bench/bench_notify.c tests/bench/bench.h
 	$(CC) -O2 -Wall -Iinclude-uapi $< -o $@
 
 # A longer run of the stress and fuzz tests than CI's bounds (SOAK seconds
-# for each; DEBUG=1 for KASAN, lockdep, kmemleak and UBSAN).
+# for each; DEBUG=1 for KASAN, lockdep, kmemleak and UBSAN), then the
+# oracle on the host for ORACLE_SOAK_SEEDS seeds (in the guest lib_oracle
+# runs seeds for SOAK seconds once its tests.list line is enabled).
 SOAK ?= 600
 soak: need kernel initramfs
-	@QEMU_TIMEOUT=$$(( $(SOAK) * 9 + 1200 )) scripts/run-guest.sh check \
+	@QEMU_TIMEOUT=$$(( $(SOAK) * 15 + 1200 )) scripts/run-guest.sh check \
 		$(BZIMAGE) $(INITRD) $(GB)/soak.log \
-		inofd.tests=stress_watch,fuzz_ioctl inofd.soak=$(SOAK)
+		inofd.tests=stress_watch,fuzz_ioctl,lib_oracle inofd.soak=$(SOAK); \
+	rc=$$?; mkdir -p $(B); \
+	$(MAKE) --no-print-directory oracle ORACLE_SEEDS=$(ORACLE_SOAK_SEEDS) \
+		> $(B)/oracle-soak.log 2>&1 || rc=1; \
+	grep '^oracle:' $(B)/oracle-soak.log; \
+	echo "oracle soak log: $(B)/oracle-soak.log"; exit $$rc
 
 # An experimental kernel patch (experiments/*.patch) on top of the series,
 # benchmarked in its own worktree and build directory under $(CACHE)/exp.

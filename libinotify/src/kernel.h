@@ -4,9 +4,11 @@
 
 #include <stdint.h>
 
+#define INOFD__KHIDDEN	__attribute__((visibility("hidden")))
+
 /* -errno on failure, like the rest of the library */
-int kern_watch(int ifd, int fd, uint32_t mask);
-int kern_ignore(int ifd, int wd);
-int kern_probe(int ifd);	/* 1 if INOTIFY_WATCH exists */
+INOFD__KHIDDEN int inofd__kern_watch(int ifd, int fd, uint32_t mask);
+INOFD__KHIDDEN int inofd__kern_ignore(int ifd, int wd);
+INOFD__KHIDDEN int inofd__kern_probe(int ifd);	/* 1 if INOTIFY_WATCH exists */
 
 #endif

@@ -116,9 +116,13 @@ tree_bench() {
 }
 step 1b.tree "recursive watch: libinofd vs inotifywait -r -m" tree_bench
 
-# 1d. Library overhead per event.
-step 1d "events/s: libinofd iterator vs raw read()" \
-	$B/bench_lib $W/lib $NEV $ROUNDS
+# 1d. Library overhead per event: the iterator on a tree against a raw
+# read() loop that builds the same full paths, at depth 0 and 8.
+step 1d "events/s: libinofd iterator vs raw read()+path, depth 0" \
+	$B/bench_lib $W/lib $NEV $ROUNDS 0
+rm -rf $W/lib
+step 1d.depth8 "events/s: libinofd iterator vs raw read()+path, depth 8" \
+	$B/bench_lib $W/lib $NEV $ROUNDS 8
 rm -rf $W/lib
 
 echo "bench: done, status $rc"

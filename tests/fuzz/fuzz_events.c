@@ -4,11 +4,11 @@
  * read(2) returns on the instance, rename pairing, coalescing, overflow
  * repair and the tree bookkeeping that rebuilds each event's path.
  *
- * The library is compiled into this program with its event.c built with
- * -Dread=fuzz_read: reads of the instance fd return buffers of
- * well-formed struct inotify_event records made from the fuzz input (the
- * kernel never returns anything else), while every other system call is
- * real.  Each input gets a fresh instance with a recursive watch of a small
+ * The library is compiled into this program, and the fuzz input goes in
+ * through inofd__feed(), the one internal entry point for raw event bytes
+ * (inofd_read() feeds what it reads through it): buffers of well-formed
+ * struct inotify_event records (the kernel never returns anything else),
+ * while every system call is real.  Each input gets a fresh instance with a recursive watch of a small
  * real tree and a plain watch of a file, so watch descriptors 1..7 exist.
  *
  * Input: byte 0 options; then records
@@ -32,16 +32,15 @@
 
 #include "inofd.h"
 
-ssize_t fuzz_read(int fd, void *buf, size_t n);
+int inofd__feed(struct inofd *in, const void *buf, size_t len);
 
 static char root[64];
 static size_t rootlen;
 static char filepath[96];
 
 /* the current input, as read buffers */
-static int fuzz_fd = -1;
 static const uint8_t *in_p, *in_end;
-static int reads_left;
+static char rbuf[64 * 1024];
 
 static unsigned int take(unsigned int def)
 {
@@ -141,24 +140,6 @@ static size_t make_buffer(char *buf, size_t cap)
 	return len;
 }
 
-ssize_t fuzz_read(int fd, void *buf, size_t n)
-{
-	size_t len;
-
-	if (fd != fuzz_fd)
-		return read(fd, buf, n);
-	if (reads_left-- <= 0 || in_p >= in_end) {
-		errno = EAGAIN;
-		return -1;
-	}
-	len = make_buffer(buf, n);
-	if (!len) {
-		errno = EAGAIN;
-		return -1;
-	}
-	return (ssize_t)len;
-}
-
 static void mk(const char *rel, int dir)
 {
 	char p[128];
@@ -237,13 +218,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.pair_timeout_ms = 1;
 	if (inofd_new(&in, &o) < 0)
 		return 0;
-	fuzz_fd = inofd_fd(in);
 	if (inofd_watch_tree(in, AT_FDCWD, root, IN_ALL_EVENTS, 0, NULL) < 0 ||
 	    inofd_watch_path(in, filepath, IN_ALL_EVENTS, NULL) < 0)
 		abort();
-	reads_left = 64;
 	for (i = 0; i < 64 && in_p < in_end; i++) {
-		if (inofd_read(in) < 0)
+		size_t len = make_buffer(rbuf, sizeof(rbuf));
+
+		if (!len || inofd__feed(in, rbuf, len) < 0)
 			break;
 		drain(in);
 	}
@@ -254,6 +235,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		drain(in);
 	}
 	inofd_free(in);
-	fuzz_fd = -1;
 	return 0;
 }

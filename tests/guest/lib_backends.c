@@ -143,7 +143,7 @@ static void drain(struct inofd *in, struct log *l, int quiet_ms)
 
 static void sc_errors(struct inofd *in, struct log *l)
 {
-	int file, dir, efd, ep, closed, r;
+	int file, dir, efd, ep, closed, r, first;
 
 	touchf("f");
 	file = open(P("f"), O_RDONLY);
@@ -163,12 +163,16 @@ static void sc_errors(struct inofd *in, struct log *l)
 	logp(l, "add|create: %d\n", inofd_watch_fd(in, file, IN_MODIFY |
 						   IN_MASK_ADD | IN_MASK_CREATE,
 						   NULL));
-	r = inofd_watch_fd(in, dir, IN_CREATE, NULL);
+	first = r = inofd_watch_fd(in, dir, IN_CREATE, NULL);
 	logp(l, "dir O_PATH: %s\n", r >= 0 ? "ok" : strerror(-r));
 	logp(l, "mask_create again: %d\n",
 	     inofd_watch_fd(in, dir, IN_CREATE | IN_MASK_CREATE, NULL));
 	r = inofd_watch_fd(in, dir, IN_DELETE | IN_MASK_ADD, NULL);
-	logp(l, "mask_add again: same wd %d\n", r >= 0 && wdname(r) == 0);
+	/* one more registration of the object, with a wd of its own */
+	logp(l, "mask_add again: new wd %d\n", r >= 0 && r != first);
+	/* an fd has no final symlink: refused, never dropped (coord ABI) */
+	logp(l, "dont_follow: %d\n",
+	     inofd_watch_fd(in, dir, IN_CREATE | IN_DONT_FOLLOW, NULL));
 
 	/* unreadable: write-only fd and O_PATH fd (root may pass both) */
 	close(file);

@@ -181,3 +181,32 @@ int max_queued(void)
 	}
 	return n;
 }
+
+/*
+ * Allocation counting and failure (the binary is linked with
+ * --wrap=malloc,calloc,realloc): every allocation of the library and of
+ * the test goes through here.
+ */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+long unit_allocs;
+bool unit_fail_allocs;
+
+void *__wrap_malloc(size_t n)
+{
+	unit_allocs++;
+	return unit_fail_allocs ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+	unit_allocs++;
+	return unit_fail_allocs ? NULL : __real_calloc(n, m);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	unit_allocs++;
+	return unit_fail_allocs ? NULL : __real_realloc(p, n);
+}

@@ -6,6 +6,7 @@ TESTS(instance)
 TESTS(watch)
 TESTS(events)
 TESTS(tree)
+TESTS(core)
 
 int main(void)
 {
@@ -14,6 +15,7 @@ int main(void)
 		{ watch_tests, &watch_ntests },
 		{ events_tests, &events_ntests },
 		{ tree_tests, &tree_ntests },
+		{ core_tests, &core_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;

@@ -7,26 +7,11 @@
 
 /*
  * Events the kernel does not produce on demand (those of a tree that is
- * out of date) are put in front of the instance's next read(2): the test
- * binary is linked with -Wl,--wrap=read, and libinofd's read() of its fd
- * returns inject[] once.  Every other read is the real one.
+ * out of date) are fed to the library with inofd__feed(), the internal
+ * entry point inofd_read() uses for what it reads.
  */
-ssize_t __real_read(int fd, void *buf, size_t n);
-static int inject_fd = -1;
 static char inject[1024];
 static size_t inject_len;
-
-ssize_t __wrap_read(int fd, void *buf, size_t n)
-{
-	size_t len = inject_len;
-
-	if (fd != inject_fd || !len || len > n)
-		return __real_read(fd, buf, n);
-	memcpy(buf, inject, len);
-	inject_len = 0;
-	inject_fd = -1;
-	return (ssize_t)len;
-}
 
 static void inject_event(int wd, uint32_t mask, uint32_t cookie,
 			 const char *name)
@@ -179,18 +164,19 @@ static void tree_delete_and_unwatch(void **state)
 	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "f");
 	assert_true(i >= 0);
 	wd_b = f->r[i].wd;
-	/* a directory inside a tree is the tree's, not the caller's */
-	assert_int_equal(inofd_unwatch(f->in, wd_b), -EINVAL);
+	/* every event of the tree carries the tree's wd */
+	assert_int_equal(wd_b, root);
 	unlink(P(f, "t/a/b/f"));
 	rmdir(P(f, "t/a/b"));
 	drain(f, 30);
 	assert_true(find(f, INOFD_EV_INOTIFY, IN_DELETE_SELF, NULL) >= 0);
+	/* a member's end is the tree's business, not an IN_IGNORED (finding 5) */
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_IGNORED, NULL), 0);
 	assert_int_equal(inofd_watch_count(f->in), 2);
 	assert_int_equal(inofd_unwatch(f->in, root), 0);
-	assert_int_equal(inofd_watch_count(f->in), 1);	/* root: until IN_IGNORED */
+	assert_int_equal(inofd_watch_count(f->in), 0);
 	f->n = 0;
 	drain(f, 30);
-	assert_int_equal(inofd_watch_count(f->in), 0);
 	/* exactly one IN_IGNORED, for the root the caller added */
 	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_IGNORED, NULL), 1);
 	assert_int_equal(f->r[find(f, INOFD_EV_INOTIFY, IN_IGNORED, NULL)].wd,
@@ -228,20 +214,24 @@ static void tree_errors(void **state)
 					  INOFD_AT_EMPTY_PATH, NULL), -ENOTDIR);
 	close(dfd);
 
-	/* one directory, one owner */
-	wd = inofd_watch_path(f->in, P(f, "t/sub"), IN_CREATE, NULL);
+	/* a plain watch and a tree share a directory, each whole (finding 6) */
+	wd = inofd_watch_path(f->in, P(f, "t/sub"), IN_CREATE, "plain");
 	assert_true(wd >= 0);
-	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t/sub"),
-					  IN_CREATE, 0, NULL), -EBUSY);
 	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, 0,
-				     NULL) >= 0);
-	assert_int_equal(inofd_watch_path(f->in, P(f, "t"), IN_DELETE, NULL),
-			 -EBUSY);
-	assert_int_equal(inofd_watch_count(f->in), 2);	/* sub stays plain */
-	/* the tree still has its mask after the refused call */
-	mkfile(P(f, "t/y"));
+				     "tree") >= 0);
+	assert_int_equal(inofd_watch_count(f->in), 2);
+	mkfile(P(f, "t/sub/y"));
 	drain(f, 30);
-	assert_true(find(f, INOFD_EV_INOTIFY, IN_CREATE, "y") >= 0);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CREATE, "y"), 2);
+	/* and the tree goes on below it */
+	mkdirp(P(f, "t/sub/deeper"));
+	drain(f, 30);
+	f->n = 0;
+	mkfile(P(f, "t/sub/deeper/z"));
+	drain(f, 30);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CREATE, "z"), 1);
+	assert_string_equal(f->r[find(f, INOFD_EV_INOTIFY, IN_CREATE, "z")].data,
+			    "tree");
 }
 
 static void tree_by_fd(void **state)
@@ -390,70 +380,40 @@ static void tree_enospc(void **state)
 		fail_msg("ENOSPC scenario failed at step %d", r);
 }
 
-/*
- * A directory "moved" into its own subtree (fuzz: dir-moved-into-own-
- * subtree).  The kernel refuses that rename, so the events only come when
- * the tree is out of date (lost events); they are injected here.  The
- * move's source subtree held the target watch: it was freed, then used.
- * Now the target stays watched, loses its place (path unknown) and an
- * -ESTALE error names it; nothing is unwatched.
- */
-static int wd_of(struct fx *f, const char *rel, const char *file)
+static int kwd(struct fx *f, const char *rel)
 {
-	char p[PATH_MAX];
-	int i;
+	struct stat st;
 
-	snprintf(p, sizeof(p), "%s/%s", rel, file);
-	f->n = 0;
-	mkfile(P(f, p));
-	drain(f, 50);
-	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, file);
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, p));
-	return f->r[i].wd;
+	assert_int_equal(stat(P(f, rel), &st), 0);
+	return inofd__kwd_of(f->in, st.st_dev, st.st_ino);
 }
 
-/* from_wd/from_name moved into to_wd: a rename event and -ESTALE on to_wd */
+/* from_wd/from_name moved into to_wd: the tree is out of date */
 static void moved_into_itself(struct fx *f, int from_wd, const char *from,
-			      int to_wd, const char *to, const char *to_was)
+			      int to_wd, const char *to)
 {
-	int i;
-
 	f->n = 0;
-	inject_fd = inofd_fd(f->in);
+	inject_len = 0;
 	inject_event(from_wd, IN_MOVED_FROM | IN_ISDIR, 3, from);
 	inject_event(to_wd, IN_MOVED_TO | IN_ISDIR, 3, to);
-	assert_true(inofd_read(f->in) >= 0);
-	assert_int_equal(inject_len, 0);
+	assert_true(inofd__feed(f->in, inject, inject_len) >= 0);
 	drain(f, 30);
-	i = find(f, INOFD_EV_ERROR, 0, NULL);
-	assert_true(i >= 0);
-	assert_int_equal(f->r[i].wd, to_wd);
-	assert_int_equal(f->r[i].error, -ESTALE);
-	assert_string_equal(f->r[i].data, "tree");
-	/* the error names the target by the path it was last known by */
-	assert_string_equal(f->r[i].path, P(f, to_was));
-	i = find(f, INOFD_EV_RENAME, IN_MOVE | IN_ISDIR, to);
-	assert_true(i >= 0);
-	assert_int_equal(f->r[i].from_wd, from_wd);
-	assert_string_equal(f->r[i].from_name, from);
-	assert_int_equal(f->r[i].wd, to_wd);
-	/* where the target is now is unknown: no path is made up */
-	assert_string_equal(f->r[i].path, "");
+	/* no false path is made up: a rescan is asked for, and the crawl
+	 * puts the table back as it really is */
+	assert_true(find(f, INOFD_EV_RESCAN, 0, NULL) >= 0);
 }
 
 /*
  * A directory "moved" into its own subtree or into itself (fuzz:
  * dir-moved-into-own-subtree).  The kernel refuses such a rename, so the
  * events only come when the tree is out of date (lost events); they are
- * injected here.  The source subtree held the target watch: it was freed,
- * then used.  Now the target stays watched and loses its place (path
- * unknown), an -ESTALE error names it, and nothing is unwatched.
+ * fed in here.  The library says events were lost (INOFD_EV_RESCAN) and
+ * re-walks the tree: every directory keeps its real path.
  */
 static void tree_dir_moved_into_own_subtree(void **state)
 {
 	struct fx *f = *state;
-	int root, c, e, i;
+	int root, i;
 
 	mkdirp(P(f, "t"));
 	mkdirp(P(f, "t/b"));
@@ -462,29 +422,22 @@ static void tree_dir_moved_into_own_subtree(void **state)
 	root = tree(f, "t", "tree");
 	assert_true(root >= 0);
 	assert_int_equal(inofd_watch_count(f->in), 4);
-	e = wd_of(f, "t/b/e", "x");
-	c = wd_of(f, "t/c", "x");
 
-	/* t/c into t/c itself */
-	moved_into_itself(f, root, "c", c, "n", "t/c");
+	moved_into_itself(f, kwd(f, "t"), "c", kwd(f, "t/c"), "n");
 	assert_int_equal(inofd_watch_count(f->in), 4);
-	/* t/b into t/b/e */
-	moved_into_itself(f, root, "b", e, "b", "t/b/e");
+	moved_into_itself(f, kwd(f, "t"), "b", kwd(f, "t/b/e"), "b");
 	assert_int_equal(inofd_watch_count(f->in), 4);
 
-	/* both are still watched, with their paths unknown */
 	f->n = 0;
 	mkfile(P(f, "t/b/e/y"));
 	mkfile(P(f, "t/c/y"));
+	mkfile(P(f, "t/z"));
 	drain(f, 50);
 	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CREATE, "y"), 2);
 	for (i = 0; i < f->n; i++)
-		if (f->r[i].type == INOFD_EV_INOTIFY)
-			assert_string_equal(f->r[i].path, "");
-	/* the root is untouched */
-	f->n = 0;
-	mkfile(P(f, "t/z"));
-	drain(f, 50);
+		if (f->r[i].type == INOFD_EV_INOTIFY && !strcmp(f->r[i].name, "y"))
+			assert_true(!strcmp(f->r[i].path, P(f, "t/b/e/y")) ||
+				    !strcmp(f->r[i].path, P(f, "t/c/y")));
 	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "z");
 	assert_true(i >= 0);
 	assert_string_equal(f->r[i].path, P(f, "t/z"));

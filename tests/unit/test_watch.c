@@ -99,6 +99,7 @@ static void watch_fd_errors(void **state)
 	close(ep);
 }
 
+/* Two watches of one object are two registrations (issue 9, finding 6). */
 static void watch_fd_same_object(void **state)
 {
 	struct fx *f = *state;
@@ -108,16 +109,34 @@ static void watch_fd_same_object(void **state)
 	a = inofd_watch_fd(f->in, fd, IN_CREATE, "first");
 	b = inofd_watch_fd(f->in, fd, IN_DELETE | IN_MASK_ADD, "second");
 	close(fd);
-	assert_true(a >= 0);
-	assert_int_equal(a, b);	/* one inode, one wd */
-	assert_int_equal(inofd_watch_count(f->in), 1);
+	assert_true(a >= 0 && b >= 0);
+	assert_int_not_equal(a, b);
+	assert_int_equal(inofd_watch_count(f->in), 1);	/* one kernel watch */
 	mkfile(P(f, "x"));
 	unlink(P(f, "x"));
 	drain(f, 50);
+	/* each is told what it asked for, with its own data */
+	assert_int_equal(f->n, 2);
 	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
-	assert_true(i >= 0);	/* IN_MASK_ADD kept IN_CREATE */
+	assert_true(i >= 0);
+	assert_int_equal(f->r[i].wd, a);
+	assert_string_equal(f->r[i].data, "first");
+	i = find(f, INOFD_EV_INOTIFY, IN_DELETE, "x");
+	assert_true(i >= 0);
+	assert_int_equal(f->r[i].wd, b);
 	assert_string_equal(f->r[i].data, "second");
-	assert_true(find(f, INOFD_EV_INOTIFY, IN_DELETE, "x") >= 0);
+	/* unwatching one leaves the other */
+	f->n = 0;
+	assert_int_equal(inofd_unwatch(f->in, a), 0);
+	mkfile(P(f, "y"));
+	unlink(P(f, "y"));
+	drain(f, 50);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_IGNORED, NULL), 1);
+	i = find(f, INOFD_EV_INOTIFY, IN_IGNORED, NULL);
+	assert_string_equal(f->r[i].data, "first");
+	assert_int_equal(find(f, INOFD_EV_INOTIFY, IN_CREATE, "y"), -1);
+	assert_true(find(f, INOFD_EV_INOTIFY, IN_DELETE, "y") >= 0);
+	assert_int_equal(inofd_watch_count(f->in), 1);
 }
 
 static void watch_fd_unlinked_and_pipe(void **state)
@@ -133,15 +152,15 @@ static void watch_fd_unlinked_and_pipe(void **state)
 	close(fd);
 
 	assert_int_equal(pipe(p), 0);
-	/* pipes are not anon inodes: they have their own, watchable */
-	assert_true(inofd_watch_fd(f->in, p[1], IN_MODIFY, p) >= 0);
+	/* pipes live on a kernel-internal filesystem: refused (coord ABI) */
+	assert_int_equal(inofd_watch_fd(f->in, p[1], IN_MODIFY, p), -EINVAL);
 	assert_int_equal(write(p[1], "y", 1), 1);
 	drain(f, 50);
 	i = find(f, INOFD_EV_INOTIFY, IN_MODIFY, NULL);
 	assert_true(i >= 0);
 	assert_int_equal(f->r[i].wd, wd);
 	assert_string_equal(f->r[i].path, "");	/* no path for a deleted file */
-	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_MODIFY, NULL), 2);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_MODIFY, NULL), 1);
 	close(p[0]);
 	close(p[1]);
 }

@@ -59,6 +59,14 @@ int find(const struct fx *f, int type, uint32_t mask, const char *name);
 int count(const struct fx *f, int type, uint32_t mask, const char *name);
 void dump(const struct fx *f);
 
+/* allocations made so far, and a switch that makes them all fail */
+extern long unit_allocs;
+extern bool unit_fail_allocs;
+
+/* internal entry points of libinofd (libinofd-internal.a) */
+int inofd__feed(struct inofd *in, const void *buf, size_t len);
+int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino);
+
 /* run fn in a child; returns its exit status, 77 = skip */
 int in_child(int (*fn)(void *), void *arg);
 

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The public API: instances, watch calls, reading, errors, versions.
+ * Everything below it is internal (inofd__*, hidden).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "dispatch.h"
+
+#define OPTS_END(type, field)	(offsetof(struct type, field) + \
+				 sizeof(((struct type *)0)->field))
+
+#define KNOWN_FLAGS	(INOFD_FORCE_KERNEL | INOFD_FORCE_PROCFD | \
+			 INOFD_RAW_MOVES)
+
+/* A size-versioned struct: known fields, then zeros. */
+static int opts_ok(const void *o, size_t sz, size_t min, size_t known)
+{
+	size_t i;
+
+	if (sz < min)
+		return -EINVAL;
+	for (i = known; i < sz; i++)
+		if (((const unsigned char *)o)[i])
+			return -EINVAL;
+	return 0;
+}
+
+int inofd_new(struct inofd **out, const struct inofd_opts *opts)
+{
+	unsigned int flags = 0, pair_ms = 0, coalesce_ms = 0;
+	struct inofd *in;
+	const char *env;
+	int r;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (opts) {
+		r = opts_ok(opts, opts->sz, OPTS_END(inofd_opts, sz),
+			    OPTS_END(inofd_opts, reserved));
+		if (r)
+			return r;
+		if (opts->sz >= OPTS_END(inofd_opts, flags))
+			flags = opts->flags;
+		if (opts->sz >= OPTS_END(inofd_opts, pair_timeout_ms))
+			pair_ms = opts->pair_timeout_ms;
+		if (opts->sz >= OPTS_END(inofd_opts, coalesce_ms))
+			coalesce_ms = opts->coalesce_ms;
+		if (opts->sz >= OPTS_END(inofd_opts, reserved) &&
+		    opts->reserved)
+			return -EINVAL;
+	}
+	if (flags & ~KNOWN_FLAGS)
+		return -EINVAL;
+	/* forcing both backends at once means nothing */
+	if ((flags & INOFD_FORCE_KERNEL) && (flags & INOFD_FORCE_PROCFD))
+		return -EINVAL;
+	if (pair_ms > 60000 || coalesce_ms > 3600000)
+		return -EINVAL;
+
+	/*
+	 * The environment forces a backend only when the caller did not.  A
+	 * value it does not know is ignored: a knob must not stop programs.
+	 */
+	if (!(flags & (INOFD_FORCE_KERNEL | INOFD_FORCE_PROCFD))) {
+		env = secure_getenv("INOFD_BACKEND");
+		if (env && !strcmp(env, "kernel"))
+			flags |= INOFD_FORCE_KERNEL;
+		else if (env && !strcmp(env, "procfd"))
+			flags |= INOFD_FORCE_PROCFD;
+	}
+
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return -ENOMEM;
+	in->ifd = -1;
+	in->flags = flags;
+	in->pair_ms = pair_ms ? pair_ms : INOFD__PAIR_MS;
+	in->coalesce_ms = coalesce_ms;
+	in->qmax = INOFD__QMAX;
+	r = inofd__table_init(in);
+	if (r)
+		goto err;
+	in->bufsz = INOFD__READ_BUF;
+	in->buf = malloc(in->bufsz);
+	if (!in->buf) {
+		r = -ENOMEM;
+		goto err;
+	}
+	in->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (in->ifd < 0) {
+		r = -errno;
+		goto err;
+	}
+	r = inofd__backend_pick(in);
+	if (r)
+		goto err;
+	*out = in;
+	return 0;
+err:
+	inofd_free(in);
+	return r;
+}
+
+void inofd_free(struct inofd *in)
+{
+	if (!in)
+		return;
+	if (in->ifd >= 0)
+		close(in->ifd);
+	inofd__walk_free(in);
+	inofd__pend_free(in);
+	inofd__table_free(in);
+	inofd__q_free(in);
+	free(in->buf);
+	free(in);
+}
+
+int inofd_fd(const struct inofd *in)
+{
+	return in ? in->ifd : -EINVAL;
+}
+
+int inofd_backend(const struct inofd *in)
+{
+	return in ? in->backend : -EINVAL;
+}
+
+int inofd_watch_count(const struct inofd *in)
+{
+	return in ? (int)in->nuser : -EINVAL;
+}
+
+/* ---- watches -------------------------------------------------------- */
+
+#define EVENT_BITS	(IN_ALL_EVENTS | IN_UNMOUNT)
+#define KNOWN_BITS	(EVENT_BITS | IN_ONLYDIR | IN_DONT_FOLLOW | \
+			 IN_EXCL_UNLINK | IN_MASK_CREATE | IN_MASK_ADD | \
+			 IN_ONESHOT)
+
+static int check_mask(uint32_t mask)
+{
+	if (mask & ~KNOWN_BITS)
+		return -EINVAL;
+	if (!(mask & EVENT_BITS))
+		return -EINVAL;
+	/* "add to the mask" and "only create" contradict each other */
+	if ((mask & IN_MASK_ADD) && (mask & IN_MASK_CREATE))
+		return -EINVAL;
+	return 0;
+}
+
+/* The absolute path an fd refers to, or NULL. */
+static char *fd_path(int fd)
+{
+	char link[sizeof("/proc/self/fd/") + 12], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	if (n > 10 && !strcmp(buf + n - 10, " (deleted)"))
+		return NULL;
+	return strdup(buf);
+}
+
+/*
+ * The absolute path of what (dirfd, path) named, made when the watch is
+ * made: a later chdir() changes nothing.  NULL when it cannot be known.
+ */
+static char *abs_path(int dirfd, const char *path, int fd)
+{
+	char cwd[PATH_MAX], *p;
+
+	if (path[0] == '/')
+		return strdup(path);
+	p = fd_path(fd);
+	if (p || dirfd != AT_FDCWD)
+		return p;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (!*path)
+		return strdup(cwd);
+	if (asprintf(&p, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) < 0)
+		return NULL;
+	return p;
+}
+
+/* Watch fd for a new plain registration; takes ownership of path. */
+static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
+		     char *path)
+{
+	struct inofd__reg *r = NULL;
+	struct inofd__kw *kw;
+	struct stat st;
+	uint32_t kmask;
+	int wd;
+
+	/*
+	 * The kernel mark is shared by every registration on the object:
+	 * it only ever grows (IN_MASK_ADD), each registration filters its
+	 * own events, and IN_ONESHOT is the library's (one registration
+	 * fires once; the others stay).  IN_MOVE_SELF says the path is stale.
+	 */
+	kmask = (mask & ~(IN_ONESHOT | IN_MASK_ADD | IN_MASK_CREATE)) |
+		IN_MOVE_SELF;
+	kmask |= (mask & IN_MASK_CREATE) ? IN_MASK_CREATE : IN_MASK_ADD;
+	wd = inofd__backend_add(in, fd, kmask);
+	if (wd < 0)
+		goto fail;
+	if (fstat(fd, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
+	if (!kw) {
+		inofd__backend_rm(in, wd);
+		wd = -ENOMEM;
+		goto fail;
+	}
+	kw->kmask |= kmask & EVENT_BITS;
+	r = inofd__reg_new(in, INOFD__REG_PLAIN);
+	if (r)
+		r->root = inofd__mem_new(in, r, kw, INOFD__MEM_PLAIN);
+	if (!r || !r->root) {
+		if (r)
+			inofd__reg_free(in, r);
+		inofd__kw_put(in, kw, true);
+		wd = -ENOMEM;
+		goto fail;
+	}
+	r->mask = mask & EVENT_BITS;
+	r->oneshot = mask & IN_ONESHOT;
+	r->data = data;
+	r->path = path;
+	return r->id;
+fail:
+	free(path);
+	return wd;
+}
+
+int inofd_watch_fd(struct inofd *in, int fd, uint32_t mask, void *data)
+{
+	int r;
+
+	if (!in)
+		return -EINVAL;
+	r = check_mask(mask);
+	if (r)
+		return r;
+	/* IN_DONT_FOLLOW reaches the backend: both refuse it (an fd has no
+	 * final symlink to follow or not) */
+	return add_plain(in, fd, mask, data, fd_path(fd));
+}
+
+#define AT_FLAGS	(INOFD_AT_SYMLINK_NOFOLLOW | INOFD_AT_EMPTY_PATH)
+
+/* Open what (dirfd, path, flags) names as O_PATH; sets *own if we opened it. */
+static int open_at(int dirfd, const char *path, unsigned int flags,
+		   int oflags, bool *own)
+{
+	int fd;
+
+	*own = false;
+	if (!*path && (flags & INOFD_AT_EMPTY_PATH)) {
+		if (dirfd != AT_FDCWD)
+			return dirfd;
+		path = ".";
+	}
+	oflags |= O_PATH | O_CLOEXEC;
+	if (flags & INOFD_AT_SYMLINK_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	fd = openat(dirfd, path, oflags);
+	if (fd < 0)
+		return -errno;
+	*own = true;
+	return fd;
+}
+
+static int check_at_args(const struct inofd *in, const char *path,
+			 uint32_t mask, unsigned int flags)
+{
+	if (!in || !path || (flags & ~AT_FLAGS))
+		return -EINVAL;
+	return check_mask(mask);
+}
+
+int inofd_watch_at(struct inofd *in, int dirfd, const char *path,
+		   uint32_t mask, unsigned int flags, void *data)
+{
+	bool own;
+	int fd, r;
+
+	r = check_at_args(in, path, mask, flags);
+	if (r)
+		return r;
+	/* IN_DONT_FOLLOW is honoured here, where a name is resolved */
+	if (mask & IN_DONT_FOLLOW)
+		flags |= INOFD_AT_SYMLINK_NOFOLLOW;
+	mask &= ~IN_DONT_FOLLOW;
+	/* the path is resolved once, here; the watch is made on the result */
+	fd = open_at(dirfd, path, flags,
+		     (mask & IN_ONLYDIR) ? O_DIRECTORY : 0, &own);
+	if (fd < 0)
+		return fd;
+	r = add_plain(in, fd, mask, data, abs_path(dirfd, path, fd));
+	if (own)
+		close(fd);
+	return r;
+}
+
+int inofd_watch_path(struct inofd *in, const char *path, uint32_t mask,
+		     void *data)
+{
+	return inofd_watch_at(in, AT_FDCWD, path, mask, 0, data);
+}
+
+static int copy_tree_opts(struct inofd__reg *r,
+			  const struct inofd_tree_opts *o)
+{
+	size_t n = 0, i;
+	int e;
+
+	if (!o)
+		return 0;
+	e = opts_ok(o, o->sz, OPTS_END(inofd_tree_opts, sz),
+		    OPTS_END(inofd_tree_opts, max_depth));
+	if (e)
+		return e;
+	if (o->sz >= OPTS_END(inofd_tree_opts, flags)) {
+		if (o->flags & ~INOFD_TREE_XDEV)
+			return -EINVAL;
+		r->tflags = o->flags;
+	}
+	if (o->sz >= OPTS_END(inofd_tree_opts, max_depth))
+		r->max_depth = o->max_depth;
+	if (o->sz < OPTS_END(inofd_tree_opts, exclude) || !o->exclude)
+		return 0;
+	while (o->exclude[n])
+		n++;
+	r->exclude = calloc(n + 1, sizeof(*r->exclude));
+	if (!r->exclude)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (!(r->exclude[i] = strdup(o->exclude[i])))
+			return -ENOMEM;
+	return 0;
+}
+
+static int walk_root(struct inofd *in, struct inofd__reg *r, int fd,
+		     const struct stat *st)
+{
+	static const int job = 1;
+	struct inofd__work *wh = in->whead, *wt = in->wtail;
+	struct inofd__work *dh = in->dhead, *dt = in->dtail;
+	struct inofd__kw *kw;
+	int wd, e;
+
+	wd = inofd__backend_add(in, fd, inofd__tree_kmask(r));
+	if (wd < 0)
+		return wd;
+	kw = inofd__kw_get(in, wd, st->st_dev, st->st_ino);
+	if (!kw) {
+		inofd__backend_rm(in, wd);
+		return -ENOMEM;
+	}
+	kw->kmask |= inofd__tree_kmask(r) & EVENT_BITS;
+	r->root = inofd__mem_new(in, r, kw, INOFD__MEM_NODE);
+	if (!r->root) {
+		inofd__kw_put(in, kw, true);
+		return -ENOMEM;
+	}
+	r->gen = r->root->gen = 1;
+	/* this walk alone, to the end: the steps of other walks wait */
+	in->whead = in->wtail = NULL;
+	in->dhead = in->dtail = NULL;
+	in->walk_err = 0;
+	e = inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
+			.name = NULL, .synth = false, .crawl = 0,
+			.job = job, .root_wd = -1 });
+	if (!e) {
+		inofd__walk_run(in, 0);
+		e = in->walk_err;
+	}
+	/* what met a moving path is tried again at the next read */
+	if (in->dhead) {
+		in->dtail->next = dh;
+		dh = in->dhead;
+		if (!dt)
+			dt = in->dtail;
+	}
+	in->whead = wh;
+	in->wtail = wt;
+	in->dhead = dh;
+	in->dtail = dt;
+	return e;
+}
+
+int inofd_watch_tree_opts(struct inofd *in, int dirfd, const char *path,
+			  uint32_t mask, unsigned int flags, void *data,
+			  const struct inofd_tree_opts *opts)
+{
+	struct inofd__reg *r;
+	size_t mark;
+	struct stat st;
+	bool own;
+	int fd, e;
+
+	e = check_at_args(in, path, mask, flags);
+	if (e)
+		return e;
+	/* a tree is one owner of many watches: no per-call mask games */
+	if (mask & (IN_MASK_ADD | IN_MASK_CREATE | IN_ONESHOT))
+		return -EINVAL;
+	if (mask & IN_DONT_FOLLOW)
+		flags |= INOFD_AT_SYMLINK_NOFOLLOW;
+	fd = open_at(dirfd, path, flags, O_DIRECTORY, &own);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0) {
+		e = -errno;
+		goto out;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		e = -ENOTDIR;
+		goto out;
+	}
+	r = inofd__reg_new(in, INOFD__REG_TREE);
+	if (!r) {
+		e = -ENOMEM;
+		goto out;
+	}
+	r->mask = mask & EVENT_BITS;
+	r->data = data;
+	r->dev = st.st_dev;
+	r->path = abs_path(dirfd, path, fd);
+	e = copy_tree_opts(r, opts);
+	if (e) {
+		inofd__reg_free(in, r);
+		goto out;
+	}
+	mark = in->qtail;
+	e = walk_root(in, r, fd, &st);
+	if (e < 0) {
+		/* all or nothing: a failed walk leaves no watch behind */
+		inofd__reg_end(in, r, false, 0);
+		in->qtail = mark;	/* and no report about it */
+		goto out;
+	}
+	inofd__tree_link_parent(in, r, fd);
+	e = r->id;
+out:
+	if (own)
+		close(fd);
+	return e;
+}
+
+int inofd_watch_tree(struct inofd *in, int dirfd, const char *path,
+		     uint32_t mask, unsigned int flags, void *data)
+{
+	return inofd_watch_tree_opts(in, dirfd, path, mask, flags, data, NULL);
+}
+
+int inofd_unwatch(struct inofd *in, int wd)
+{
+	struct inofd__reg *r;
+
+	if (!in)
+		return -EINVAL;
+	r = inofd__reg_find(in, wd);
+	if (!r)
+		return -EINVAL;
+	/* its IN_IGNORED is queued now, with its data: the moment to free it */
+	inofd__reg_end(in, r, true, INOFD_EVF_SYNTHETIC);
+	return 0;
+}
+
+int inofd_wd_path(const struct inofd *in, int wd, const char **path)
+{
+	struct inofd__reg *r = in ? inofd__reg_find(in, wd) : NULL;
+
+	if (!r || !path)
+		return -EINVAL;
+	*path = (r->lost || r->moving) ? NULL : r->path;
+	return 0;
+}
+
+int inofd_wd_data(const struct inofd *in, int wd, void **data)
+{
+	struct inofd__reg *r = in ? inofd__reg_find(in, wd) : NULL;
+
+	if (!r || !data)
+		return -EINVAL;
+	*data = r->data;
+	return 0;
+}
+
+/* ---- events --------------------------------------------------------- */
+
+int inofd_read(struct inofd *in)
+{
+	return in ? inofd__read(in) : -EINVAL;
+}
+
+int inofd_next(struct inofd *in, const struct inofd_event **ev)
+{
+	if (!in || !ev)
+		return -EINVAL;
+	*ev = inofd__q_pop(in);
+	return *ev != NULL;
+}
+
+int inofd_timeout(const struct inofd *in)
+{
+	return in ? inofd__timeout(in) : -EINVAL;
+}
+
+/* ---- errors and versions -------------------------------------------- */
+
+static const struct {
+	int err;
+	const char *text;
+} errors[] = {
+	{ 0, "success" },
+	{ ENOSPC, "inotify watch limit reached "
+		  "(raise fs.inotify.max_user_watches)" },
+	{ EMFILE, "inotify instance or file descriptor limit reached "
+		  "(fs.inotify.max_user_instances, RLIMIT_NOFILE)" },
+	{ ENFILE, "system-wide file descriptor limit reached" },
+	{ ENOSYS, "no inotify backend: the kernel lacks INOTIFY_WATCH and "
+		  "/proc is not mounted (or the forced backend is missing)" },
+	{ EBADF, "bad file descriptor" },
+	{ EINVAL, "invalid argument (mask, flags, watch descriptor, options, "
+		  "or an object that cannot be watched: pipe, socket, "
+		  "anonymous inode)" },
+	{ EEXIST, "object already watched (IN_MASK_CREATE)" },
+	{ ENOTDIR, "not a directory (IN_ONLYDIR or recursive watch)" },
+	{ EACCES, "permission denied: the object is not readable" },
+	{ EPERM, "operation not permitted" },
+	{ ENOENT, "no such file or directory" },
+	{ ELOOP, "too many symbolic links, or a symbolic link where none "
+		 "may be followed" },
+	{ ENAMETOOLONG, "file name too long" },
+	{ ESTALE, "a recursive watch lost track of a directory (its path "
+		  "changed where the library cannot see); rescan it" },
+	{ ENOMEM, "out of memory" },
+	{ EINTR, "interrupted" },
+	{ EAGAIN, "try again" },
+	{ EIO, "input/output error" },
+	{ EFAULT, "bad address" },
+	{ E2BIG, "argument structure too large (unknown non-zero bytes)" },
+	{ ENOTTY, "inappropriate ioctl (no INOTIFY_WATCH in this kernel)" },
+	{ ENODEV, "no such device" },
+	{ EOVERFLOW, "value too large" },
+	{ EBUSY, "device or resource busy" },
+};
+
+const char *inofd_strerror(int err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (-errors[i].err == err)
+			return errors[i].text;
+	return "unknown error";
+}
+
+unsigned int inofd_major_version(void)
+{
+	return INOFD_VERSION_MAJOR;
+}
+
+unsigned int inofd_minor_version(void)
+{
+	return INOFD_VERSION_MINOR;
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Backends: INOTIFY_WATCH (kernel.c), or inotify_add_watch() on
+ * /proc/self/fd/N with the same rules as the kernel's INOTIFY_WATCH v2
+ * (coord ABI: mask bits, IN_DONT_FOLLOW refused, SB_NOUSER objects
+ * refused by their filesystem magic).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/inotify.h>
+#include <sys/statfs.h>
+
+#include "backend.h"
+#include "kernel.h"
+
+#define EVENT_BITS	(IN_ALL_EVENTS | IN_UNMOUNT)
+#define FLAG_BITS	(IN_ONLYDIR | IN_EXCL_UNLINK | IN_MASK_ADD | \
+			 IN_MASK_CREATE | IN_ONESHOT)
+
+/* filesystems the kernel marks SB_NOUSER that an fd can reach */
+static const unsigned long nouser_magic[] = {
+	0x50495045,	/* PIPEFS_MAGIC */
+	0x534F434B,	/* SOCKFS_MAGIC */
+	0x09041934,	/* ANON_INODE_FS_MAGIC */
+	0x6e736673,	/* NSFS_MAGIC */
+	0x50494446,	/* PID_FS_MAGIC */
+	0x444d4142,	/* DMA_BUF_MAGIC */
+	0x5345434d,	/* SECRETMEM_MAGIC */
+	0xa10a10a1,	/* AIO_RING_MAGIC */
+	0x62646576,	/* BDEVFS_MAGIC */
+};
+
+static int procfd_check(int fd, uint32_t mask)
+{
+	struct statfs sfs;
+	size_t i;
+
+	if (mask & ~(EVENT_BITS | FLAG_BITS))
+		return -EINVAL;		/* IN_DONT_FOLLOW among them */
+	if ((mask & IN_MASK_ADD) && (mask & IN_MASK_CREATE))
+		return -EINVAL;
+	if (!(mask & EVENT_BITS) && !(mask & IN_MASK_ADD))
+		return -EINVAL;
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+		return -EBADF;
+	if (fstatfs(fd, &sfs) == 0)
+		for (i = 0; i < sizeof(nouser_magic) / sizeof(nouser_magic[0]); i++)
+			if ((unsigned long)sfs.f_type == nouser_magic[i])
+				return -EINVAL;
+	return 0;
+}
+
+int inofd__backend_add(struct inofd *in, int fd, uint32_t mask)
+{
+	char p[sizeof("/proc/self/fd/") + 12];
+	int r;
+
+	if (in->backend == INOFD_BACKEND_KERNEL)
+		return inofd__kern_watch(in->ifd, fd, mask);
+	r = procfd_check(fd, mask);
+	if (r)
+		return r;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	r = inotify_add_watch(in->ifd, p, mask);
+	return r < 0 ? -errno : r;
+}
+
+int inofd__backend_rm(struct inofd *in, int wd)
+{
+	if (in->backend == INOFD_BACKEND_KERNEL)
+		return inofd__kern_ignore(in->ifd, wd);
+	return inotify_rm_watch(in->ifd, wd) < 0 ? -errno : 0;
+}
+
+static bool have_procfd(void)
+{
+	struct statfs sfs;
+
+	return statfs("/proc/self/fd", &sfs) == 0 && sfs.f_type == 0x9fa0;
+}
+
+int inofd__backend_pick(struct inofd *in)
+{
+	bool kern = !(in->flags & INOFD_FORCE_PROCFD) &&
+		    inofd__kern_probe(in->ifd);
+
+	if (kern)
+		in->backend = INOFD_BACKEND_KERNEL;
+	else if (!(in->flags & INOFD_FORCE_KERNEL) && have_procfd())
+		in->backend = INOFD_BACKEND_PROCFD;
+	else
+		return -ENOSYS;
+	return 0;
+}

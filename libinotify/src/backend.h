@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef INOFD_BACKEND_H
+#define INOFD_BACKEND_H
+
+#include "types.h"
+
+/* Watch the object fd refers to: the wd, or -errno (ABI.md's rules). */
+INOFD__HIDDEN int inofd__backend_add(struct inofd *in, int fd, uint32_t mask);
+INOFD__HIDDEN int inofd__backend_rm(struct inofd *in, int wd);
+/* Pick a backend for in->flags: 0 or -ENOSYS. */
+INOFD__HIDDEN int inofd__backend_pick(struct inofd *in);
+
+#endif

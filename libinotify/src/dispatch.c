@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * From raw event bytes to the table and the queue: one kernel event is
+ * delivered to every member of its kernel watch that wants it (each with
+ * its registration's id, data and path), rename halves are paired by
+ * cookie, trees follow what moves, and losses become INOFD_EV_RESCAN.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "dispatch.h"
+
+static bool raw_halves(const struct inofd *in)
+{
+	return (in->flags & INOFD_RAW_MOVES) || in->coalesce_ms;
+}
+
+static void end_fired(struct inofd *in, int wd)
+{
+	for (;;) {
+		struct inofd__kw *kw = inofd__kw_find(in, wd);
+		struct inofd__mem *m;
+
+		for (m = kw ? kw->mems : NULL; m && !m->reg->fired; m = m->kwnext)
+			;
+		if (!m)
+			return;
+		inofd__reg_end(in, m->reg, true, INOFD_EVF_SYNTHETIC);
+	}
+}
+
+/* The kernel dropped this watch (IN_IGNORED, or found dead). */
+static void kw_gone(struct inofd *in, int wd, unsigned int flags)
+{
+	struct inofd__kw *kw;
+
+	while ((kw = inofd__kw_find(in, wd)) && kw->mems) {
+		struct inofd__mem *m = kw->mems;
+		struct inofd__reg *r = m->reg;
+
+		if (m->kind == INOFD__MEM_PARENT) {
+			r->plink = NULL;
+			inofd__mem_free(in, m);
+		} else if (m->kind == INOFD__MEM_PLAIN || m == r->root) {
+			inofd__reg_end(in, r, true, flags);
+		} else {
+			inofd__subtree_free(in, m);
+		}
+	}
+	if (kw)
+		inofd__kw_put(in, kw, false);
+}
+
+/* An IN_MOVED_FROM whose IN_MOVED_TO did not come (or is lost). */
+static void moved_out(struct inofd *in, struct inofd__pend *p)
+{
+	struct inofd__kw *kw = inofd__kw_find(in, p->wd);
+	struct inofd__mem *m, *next;
+
+	if (!kw)
+		return;
+	if (!raw_halves(in))
+		for (m = kw->mems; m; m = m->kwnext)
+			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
+					 &(struct inofd__raw){ p->mask,
+							       p->cookie,
+							       p->name },
+					 inofd__pend_path(p, m));
+	if (!(p->mask & IN_ISDIR))
+		goto out;
+	for (m = kw->mems; m; m = next) {
+		struct inofd__mem *c;
+
+		next = m->kwnext;
+		if (m->kind == INOFD__MEM_PARENT) {
+			if (!strcmp(m->reg->rootname, p->name))
+				inofd__tree_lost(in, m->reg);
+			continue;
+		}
+		if (m->kind == INOFD__MEM_NODE &&
+		    (c = inofd__node_child(m, p->name))) {
+			/* next may be below c only if c holds kw: not so */
+			inofd__subtree_free(in, c);
+		}
+	}
+out:
+	end_fired(in, p->wd);
+}
+
+static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
+		       uint32_t cookie, const char *name)
+{
+	struct inofd__pend *p;
+	struct inofd__mem *m;
+
+	if (raw_halves(in))
+		for (m = kw->mems; m; m = m->kwnext)
+			inofd__emit(in, m, INOFD_EV_INOTIFY,
+			    &(struct inofd__raw){ mask, cookie, name },
+			    0);
+	/* the source paths are taken now, before anything else moves */
+	p = inofd__pend_add(in, kw, mask, cookie, name);
+	if (!p && (p = inofd__pend_due(in, 0))) {
+		moved_out(in, p);		/* the oldest one goes */
+		inofd__pend_put(in, p);
+		p = inofd__pend_add(in, kw, mask, cookie, name);
+	}
+	if (!p) {
+		struct inofd__pend tmp = { .wd = kw->wd, .mask = mask,
+					   .cookie = cookie, .nsrc = 0 };
+
+		snprintf(tmp.name, sizeof(tmp.name), "%s", name ? name : "");
+		moved_out(in, &tmp);
+		in->rescan_due = in->crawl_due = true;
+		return;
+	}
+	if (!(mask & IN_ISDIR))
+		return;
+	for (m = kw->mems; m; m = m->kwnext) {
+		struct inofd__mem *c;
+
+		/* where it went is unknown until the other half */
+		if (m->kind == INOFD__MEM_NODE &&
+		    (c = inofd__node_child(m, name))) {
+			c->moving = true;
+			inofd__paths_changed(in);
+		}
+		if (m->kind == INOFD__MEM_PARENT &&
+		    !strcmp(m->reg->rootname, name ? name : "")) {
+			m->reg->moving = true;
+			inofd__paths_changed(in);
+		}
+	}
+}
+
+static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
+		     uint32_t cookie, const char *name)
+{
+	struct inofd__pend *p = inofd__pend_take(in, cookie);
+	struct inofd__kw *fkw = p ? inofd__kw_find(in, p->wd) : NULL;
+	struct inofd__mem *m, *next;
+	int wd = kw->wd, fwd = fkw ? fkw->wd : -1;
+
+	/*
+	 * The reports, with the paths from before the move.  A registration
+	 * on both sides sees one rename; a target with no source of its own
+	 * takes a source no other target took; what is left moved in or out.
+	 */
+	for (m = fkw ? fkw->mems : NULL; m; m = m->kwnext)
+		m->paired = false;
+	for (m = kw->mems; m; m = m->kwnext) {
+		struct inofd__mem *f = fkw ? inofd__mem_of(fkw, m->reg) : NULL;
+
+		if (raw_halves(in)) {
+			inofd__emit(in, m, INOFD_EV_INOTIFY,
+			    &(struct inofd__raw){ mask, cookie, name },
+			    0);
+			continue;
+		}
+		if (f) {
+			struct inofd_event *ev;
+
+			f->paired = true;
+			ev = inofd__emit(in, m, INOFD_EV_RENAME,
+			    &(struct inofd__raw){ IN_MOVE | (mask & IN_ISDIR),
+						  cookie, name },
+			    0);
+			if (ev)
+				inofd__set_from(in, ev, f, p->name,
+						inofd__pend_path(p, f));
+		}
+	}
+	for (m = raw_halves(in) ? NULL : kw->mems; m; m = m->kwnext) {
+		struct inofd__mem *f = NULL;
+		struct inofd_event *ev;
+
+		if ((fkw && inofd__mem_of(fkw, m->reg)) ||
+		    !inofd__wants(m, mask))
+			continue;
+		for (f = fkw ? fkw->mems : NULL; f; f = f->kwnext)
+			if (!f->paired && inofd__wants(f, p->mask) &&
+			    !inofd__mem_of(kw, f->reg))
+				break;
+		if (!f) {
+			inofd__emit(in, m, INOFD_EV_MOVE_IN,
+			    &(struct inofd__raw){ mask, cookie, name },
+			    0);
+			continue;
+		}
+		f->paired = true;
+		ev = inofd__emit(in, m, INOFD_EV_RENAME,
+			    &(struct inofd__raw){ IN_MOVE | (mask & IN_ISDIR),
+						  cookie, name },
+			    0);
+		if (ev)
+			inofd__set_from(in, ev, f, p->name,
+					inofd__pend_path(p, f));
+	}
+	for (m = (fkw && !raw_halves(in)) ? fkw->mems : NULL; m; m = m->kwnext)
+		if (!m->paired)
+			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
+					 &(struct inofd__raw){ p->mask, cookie,
+							       p->name },
+					 inofd__pend_path(p, m));
+
+	if (!(mask & IN_ISDIR))
+		goto out;
+	/* then the trees follow: rename inside, out of, or into a tree */
+	for (m = fkw ? fkw->mems : NULL; m; m = next) {
+		struct inofd__mem *c, *t;
+		struct inofd__reg *r = m->reg;
+
+		next = m->kwnext;
+		if (m->kind == INOFD__MEM_PARENT) {
+			if (strcmp(r->rootname, p->name))
+				continue;
+			if (fkw == kw)
+				inofd__root_renamed(in, r, name);
+			else
+				inofd__tree_lost(in, r);
+			continue;
+		}
+		if (m->kind != INOFD__MEM_NODE ||
+		    !(c = inofd__node_child(m, p->name)))
+			continue;
+		t = inofd__mem_of(kw, r);
+		if (t && !inofd__node_below(c, t)) {
+			char *nn = strdup(name);
+
+			if (nn) {
+				inofd__node_unlink(in, c);
+				free(c->name);
+				c->name = nn;
+				c->moving = false;
+				inofd__node_link(in, t, c);
+				c->depth = t->depth + 1;
+				if (inofd__tree_reached(in, c) < 0)
+					in->rescan_due = in->crawl_due = true;
+				continue;
+			}
+		}
+		if (t) {
+			/* into its own subtree: the kernel refuses that, so
+			 * events were lost; the crawl puts things right */
+			in->rescan_due = in->crawl_due = true;
+			/* c stays without a path until the crawl finds it */
+			continue;
+		}
+		inofd__subtree_free(in, c);	/* left this tree */
+	}
+	/* kw may have gone with a subtree: look it up again */
+	kw = inofd__kw_find(in, wd);
+	for (m = kw ? kw->mems : NULL; m; m = m->kwnext) {
+		struct inofd__mem *f;
+
+		if (m->kind != INOFD__MEM_NODE)
+			continue;
+		fkw = fwd >= 0 ? inofd__kw_find(in, fwd) : NULL;
+		f = fkw ? inofd__mem_of(fkw, m->reg) : NULL;
+		/* moved within the tree: followed above, unless unknown */
+		if (f && inofd__node_child(m, name))
+			continue;
+		inofd__tree_newdir(in, m, name);
+	}
+out:
+	if (p)
+		inofd__pend_put(in, p);
+	end_fired(in, wd);
+	if (fwd >= 0)
+		end_fired(in, fwd);
+}
+
+static void self_moved(struct inofd *in, int wd)
+{
+	struct inofd__kw *kw = inofd__kw_find(in, wd);
+	struct inofd__mem *m, *next;
+
+	for (m = kw ? kw->mems : NULL; m; m = next) {
+		next = m->kwnext;
+		if (m->kind == INOFD__MEM_PLAIN) {
+			m->reg->stale = true;
+		} else if (m->kind == INOFD__MEM_NODE && m == m->reg->root &&
+			   !m->reg->plink) {
+			/* no parent in sight: where it went is unknown */
+			inofd__tree_lost(in, m->reg);
+		}
+	}
+}
+
+/* The wds the kernel still has for this instance, from fdinfo; -1 if unknown */
+static int live_wds(struct inofd *in, int **out, size_t *n)
+{
+	char p[64], line[512];
+	size_t cap = 0;
+	int *v = NULL;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", in->ifd);
+	f = fopen(p, "re");
+	if (!f)
+		return -1;
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int wd;
+
+		if (sscanf(line, "inotify wd:%x", &wd) != 1)
+			continue;
+		if (*n == cap) {
+			int *nv;
+
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				fclose(f);
+				return -1;
+			}
+			v = nv;
+		}
+		v[(*n)++] = (int)wd;
+	}
+	fclose(f);
+	*out = v;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void overflow(struct inofd *in)
+{
+	struct inofd__pend *p;
+	size_t nlive = 0, i, ndead = 0;
+	int *live = NULL, *dead;
+
+	/*
+	 * What would complete a pending half or a window may be among the
+	 * lost events: they close as they are.  The crawl then puts every
+	 * directory where it really is.
+	 */
+	while ((p = inofd__pend_due(in, 0))) {
+		moved_out(in, p);
+		inofd__pend_put(in, p);
+	}
+	inofd__win_expire(in, UINT64_MAX);
+	in->rescan_due = true;
+	inofd__q_rescan(in);
+	for (i = 0; i < in->kwsize; i++) {
+		struct inofd__kw *kw;
+
+		for (kw = in->kwtab[i]; kw; kw = kw->hnext) {
+			kw->self_open = kw->self_access = kw->self_close = 0;
+			kw->par_open = kw->par_access = kw->par_close = 0;
+		}
+	}
+	/* lost IN_IGNORED events leave dead watches: ask the kernel */
+	if (live_wds(in, &live, &nlive) == 0 && in->nkw) {
+		qsort(live, nlive, sizeof(*live), cmp_int);
+		dead = malloc(in->nkw * sizeof(*dead));
+		for (i = 0; dead && i < in->kwsize; i++) {
+			struct inofd__kw *kw;
+
+			for (kw = in->kwtab[i]; kw; kw = kw->hnext)
+				if (!bsearch(&kw->wd, live, nlive,
+					     sizeof(*live), cmp_int))
+					dead[ndead++] = kw->wd;
+		}
+		for (i = 0; i < ndead; i++)
+			kw_gone(in, dead[i], INOFD_EVF_SYNTHETIC);
+		free(dead);
+	}
+	free(live);
+	in->crawl_due = true;
+}
+
+static void process(struct inofd *in, int wd, uint32_t mask, uint32_t cookie,
+		    const char *name)
+{
+	struct inofd__kw *kw;
+	struct inofd__mem *m;
+
+	if (mask & IN_Q_OVERFLOW) {
+		overflow(in);
+		return;
+	}
+	kw = inofd__kw_find(in, wd);
+	if (!kw)
+		return;		/* removed by the library: nothing to report */
+	if (mask & IN_IGNORED) {
+		kw_gone(in, wd, 0);
+		return;
+	}
+	if ((mask & IN_ISDIR) && (mask & (IN_OPEN | IN_ACCESS |
+					  IN_CLOSE_NOWRITE)) &&
+	    inofd__own_noise(kw, mask, name))
+		return;
+	if (mask & IN_MOVED_FROM) {
+		moved_from(in, kw, mask, cookie, name);
+		return;
+	}
+	if (mask & IN_MOVED_TO) {
+		moved_to(in, kw, mask, cookie, name);
+		return;
+	}
+	for (m = kw->mems; m; m = m->kwnext)
+		inofd__emit(in, m, INOFD_EV_INOTIFY,
+			    &(struct inofd__raw){ mask, cookie, name },
+			    0);
+	if ((mask & (IN_CREATE | IN_ISDIR)) == (IN_CREATE | IN_ISDIR) && name)
+		for (m = kw->mems; m; m = m->kwnext)
+			if (m->kind == INOFD__MEM_NODE)
+				inofd__tree_newdir(in, m, name);
+	if (mask & IN_MOVE_SELF)
+		self_moved(in, wd);
+	end_fired(in, wd);
+}
+
+/* Every record of buf; names stay in buf, which lives until the next read. */
+static int parse(struct inofd *in, const char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		const struct inotify_event *e = (const void *)(buf + off);
+
+		if (len - off < sizeof(*e) || e->len > len - off - sizeof(*e))
+			return -EINVAL;
+		if (e->len && e->name[e->len - 1] != '\0')
+			return -EINVAL;
+		process(in, e->wd, e->mask, e->cookie,
+			(e->len && e->name[0]) ? e->name : NULL);
+		off += sizeof(*e) + e->len;
+	}
+	return 0;
+}
+
+/* After a batch: due halves and windows, crawls, walk steps, rescans. */
+static int settle(struct inofd *in)
+{
+	uint64_t now = inofd__now_ns();
+	struct inofd__pend *p;
+
+	while ((p = inofd__pend_due(in, now))) {
+		moved_out(in, p);
+		inofd__pend_put(in, p);
+	}
+	inofd__win_expire(in, now);
+	if (in->crawl_due) {
+		in->crawl_due = false;
+		inofd__tree_crawl(in);
+	}
+	/*
+	 * Walks look at the file system as it is now: they run once the
+	 * events read so far are all there is (read(2) said EAGAIN), so no
+	 * older event is given a path from after it.
+	 */
+	if (!in->more) {
+		inofd__walk_retry(in);
+		inofd__walk_run(in, INOFD__WALK_BUDGET);
+	}
+	inofd__q_rescan(in);
+	return (int)inofd__q_ready(in);
+}
+
+int inofd__feed(struct inofd *in, const void *buf, size_t len)
+{
+	char *copy;
+	int r;
+
+	if (!in || (!buf && len))
+		return -EINVAL;
+	inofd__q_reset(in);
+	copy = inofd__arena_alloc(&in->arena, len ? len : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, len);
+	r = parse(in, copy, len);
+	if (r < 0)
+		return r;
+	return settle(in);
+}
+
+int inofd__read(struct inofd *in)
+{
+	unsigned int rounds = 0;
+	int ready = 0;
+
+	if (!in->buf) {
+		in->buf = malloc(INOFD__READ_BUF);
+		if (!in->buf)
+			return -ENOMEM;
+		in->bufsz = INOFD__READ_BUF;
+	}
+	/* events of the last read still queued: their names live in buf */
+	if (!inofd__q_reset(in))
+		return settle(in);
+	for (;;) {
+		size_t fill = 0;
+		bool again = false;
+		int r;
+
+		while (in->bufsz - fill >= INOFD__READ_MIN &&
+		       rounds < INOFD__READ_ROUNDS) {
+			ssize_t n = read(in->ifd, in->buf + fill,
+					 in->bufsz - fill);
+
+			rounds++;
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN) {
+				again = true;
+				break;
+			}
+			if (n < 0) {
+				if (!fill)
+					return -errno;
+				break;
+			}
+			if (n == 0)
+				break;
+			fill += (size_t)n;
+		}
+		r = parse(in, in->buf, fill);
+		if (r < 0)
+			return r;
+		in->more = !again;
+		ready = settle(in);
+		/*
+		 * Read until EAGAIN (edge-triggered epoll needs that) or until
+		 * there is something to hand out: the buffer cannot be reused
+		 * before the events that point into it are taken.
+		 */
+		if (ready || again || rounds >= INOFD__READ_ROUNDS)
+			break;
+		inofd__q_reset(in);
+	}
+	return ready;
+}
+
+int inofd__timeout(const struct inofd *in)
+{
+	uint64_t d, now;
+
+	if (inofd__q_ready(in) || inofd__walk_pending(in) || in->rescan_due ||
+	    in->crawl_due || in->dhead || in->more)
+		return 0;
+	d = inofd__pair_deadline(in);
+	if (!d)
+		return -1;
+	now = inofd__now_ns();
+	if (d <= now)
+		return 0;
+	/* round up: waking early would only spin */
+	return (int)((d - now + 999999u) / 1000000u);
+}

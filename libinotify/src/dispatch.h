@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef INOFD_DISPATCH_H
+#define INOFD_DISPATCH_H
+
+#include "tree.h"
+#include "types.h"
+
+/*
+ * The one way events enter the library: raw struct inotify_event records,
+ * as read(2) returns them.  inofd_read() feeds what it reads; the unit
+ * tests and the fuzzer feed their own bytes.  Returns the number of ready
+ * events (as inofd_read()), or -EINVAL for malformed bytes.
+ */
+INOFD__HIDDEN int inofd__feed(struct inofd *in, const void *buf, size_t len);
+
+INOFD__HIDDEN int inofd__read(struct inofd *in);
+INOFD__HIDDEN int inofd__timeout(const struct inofd *in);
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef INOFD_PAIR_H
+#define INOFD_PAIR_H
+
+#include "queue.h"
+#include "table.h"
+#include "types.h"
+
+INOFD__HIDDEN uint64_t inofd__now_ns(void);
+
+/* Does m's registration want an event with this mask? */
+INOFD__HIDDEN bool inofd__wants(const struct inofd__mem *m, uint32_t mask);
+/*
+ * Report one event on m: honours the mask, coalescing and IN_ONESHOT.
+ * e->name must live until the next read (in the read buffer) unless
+ * flags has INOFD__COPY_NAME; the other flags are INOFD_EVF_*.
+ */
+INOFD__HIDDEN struct inofd_event *inofd__emit(struct inofd *in,
+					      struct inofd__mem *m, int type,
+					      const struct inofd__raw *e,
+					      unsigned int flags);
+/* An INOFD_EV_ERROR about entry name of m (or m itself). */
+INOFD__HIDDEN void inofd__error(struct inofd *in, struct inofd__mem *m,
+				const char *name, int err);
+/* Set ev's from_* to m/name; path: the source's full path (or NULL). */
+INOFD__HIDDEN void inofd__set_from(struct inofd *in, struct inofd_event *ev,
+				   struct inofd__mem *m, const char *name,
+				   const char *path);
+/* The source path of m's registration recorded in p, or NULL. */
+INOFD__HIDDEN const char *inofd__pend_path(const struct inofd__pend *p,
+					   const struct inofd__mem *m);
+/* inofd__emit() with the full path given (NULL: unknown). */
+INOFD__HIDDEN struct inofd_event *inofd__emit_path(struct inofd *in,
+						   struct inofd__mem *m,
+						   int type,
+						   const struct inofd__raw *e,
+						   const char *path);
+
+/* End a registration: its one IN_IGNORED (if report, with flags). */
+INOFD__HIDDEN void inofd__reg_end(struct inofd *in, struct inofd__reg *r,
+				  bool report, unsigned int flags);
+
+/* Pending IN_MOVED_FROM halves by cookie. */
+INOFD__HIDDEN struct inofd__pend *inofd__pend_add(struct inofd *in,
+						  struct inofd__kw *kw,
+						  uint32_t mask,
+						  uint32_t cookie,
+						  const char *name);
+INOFD__HIDDEN struct inofd__pend *inofd__pend_take(struct inofd *in,
+						   uint32_t cookie);
+/* The oldest pending half if it is due at now (any if now is 0). */
+INOFD__HIDDEN struct inofd__pend *inofd__pend_due(struct inofd *in,
+						  uint64_t now);
+INOFD__HIDDEN void inofd__pend_put(struct inofd *in, struct inofd__pend *p);
+INOFD__HIDDEN void inofd__pend_free(struct inofd *in);
+
+/* Coalescing windows. */
+INOFD__HIDDEN void inofd__win_close(struct inofd *in, struct inofd__mem *m);
+INOFD__HIDDEN void inofd__win_expire(struct inofd *in, uint64_t now);
+/* The earliest deadline of a half or a window, 0 if none. */
+INOFD__HIDDEN uint64_t inofd__pair_deadline(const struct inofd *in);
+
+#endif

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The watch table: kernel watches by wd, registrations by id, and the
+ * members that tie a registration to a kernel watch (one for a plain
+ * watch, one per directory for a tree).  A kernel watch may carry members
+ * of several registrations; each keeps its own mask and data.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "table.h"
+
+int inofd__table_init(struct inofd *in)
+{
+	in->kwsize = 64;
+	in->regsize = 64;
+	in->kwtab = calloc(in->kwsize, sizeof(*in->kwtab));
+	in->regtab = calloc(in->regsize, sizeof(*in->regtab));
+	in->next_id = 1;
+	in->epoch = 1;
+	return in->kwtab && in->regtab ? 0 : -ENOMEM;
+}
+
+static unsigned int slot(int key, unsigned int size)
+{
+	return ((unsigned int)key * 2654435761u) & (size - 1);
+}
+
+struct inofd__kw *inofd__kw_find(const struct inofd *in, int wd)
+{
+	struct inofd__kw *kw;
+
+	if (wd < 0)
+		return NULL;
+	for (kw = in->kwtab[slot(wd, in->kwsize)]; kw; kw = kw->hnext)
+		if (kw->wd == wd)
+			return kw;
+	return NULL;
+}
+
+static void kw_grow(struct inofd *in)
+{
+	unsigned int n = in->kwsize * 2, i;
+	struct inofd__kw **t = calloc(n, sizeof(*t)), *kw, *next;
+
+	if (!t)
+		return;		/* longer chains, still correct */
+	for (i = 0; i < in->kwsize; i++)
+		for (kw = in->kwtab[i]; kw; kw = next) {
+			next = kw->hnext;
+			kw->hnext = t[slot(kw->wd, n)];
+			t[slot(kw->wd, n)] = kw;
+		}
+	free(in->kwtab);
+	in->kwtab = t;
+	in->kwsize = n;
+}
+
+struct inofd__kw *inofd__kw_get(struct inofd *in, int wd, dev_t dev,
+				ino_t ino)
+{
+	struct inofd__kw *kw = inofd__kw_find(in, wd);
+	unsigned int s;
+
+	if (kw)
+		return kw;
+	kw = calloc(1, sizeof(*kw));
+	if (!kw)
+		return NULL;
+	if (in->nkw >= in->kwsize)
+		kw_grow(in);
+	kw->wd = wd;
+	kw->dev = dev;
+	kw->ino = ino;
+	s = slot(wd, in->kwsize);
+	kw->hnext = in->kwtab[s];
+	in->kwtab[s] = kw;
+	in->nkw++;
+	return kw;
+}
+
+void inofd__kw_put(struct inofd *in, struct inofd__kw *kw, bool rm)
+{
+	struct inofd__kw **pp;
+
+	if (kw->mems)
+		return;
+	for (pp = &in->kwtab[slot(kw->wd, in->kwsize)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == kw) {
+			*pp = kw->hnext;
+			break;
+		}
+	in->nkw--;
+	if (rm) {
+		/*
+		 * Its IN_IGNORED is queued by the kernel, finds no entry and
+		 * is dropped: the caller's IN_IGNORED comes from the library.
+		 */
+		inofd__backend_rm(in, kw->wd);
+	}
+	free(kw);
+}
+
+struct inofd__reg *inofd__reg_find(const struct inofd *in, int id)
+{
+	struct inofd__reg *r;
+
+	if (id <= 0)
+		return NULL;
+	for (r = in->regtab[slot(id, in->regsize)]; r; r = r->hnext)
+		if (r->id == id)
+			return r;
+	return NULL;
+}
+
+static void reg_grow(struct inofd *in)
+{
+	unsigned int n = in->regsize * 2, i;
+	struct inofd__reg **t = calloc(n, sizeof(*t)), *r, *next;
+
+	if (!t)
+		return;
+	for (i = 0; i < in->regsize; i++)
+		for (r = in->regtab[i]; r; r = next) {
+			next = r->hnext;
+			r->hnext = t[slot(r->id, n)];
+			t[slot(r->id, n)] = r;
+		}
+	free(in->regtab);
+	in->regtab = t;
+	in->regsize = n;
+}
+
+struct inofd__reg *inofd__reg_new(struct inofd *in, int kind)
+{
+	struct inofd__reg *r = calloc(1, sizeof(*r));
+	unsigned int s;
+
+	if (!r)
+		return NULL;
+	if (in->nreg >= in->regsize)
+		reg_grow(in);
+	/* ids are not reused until they wrap: a late event never meets a
+	 * newer registration under an old id */
+	do {
+		r->id = in->next_id;
+		in->next_id = in->next_id == 0x7fffffff ? 1 : in->next_id + 1;
+	} while (inofd__reg_find(in, r->id));
+	r->kind = kind;
+	s = slot(r->id, in->regsize);
+	r->hnext = in->regtab[s];
+	in->regtab[s] = r;
+	in->nreg++;
+	return r;
+}
+
+void inofd__reg_free(struct inofd *in, struct inofd__reg *r)
+{
+	struct inofd__reg **pp;
+	char **e;
+
+	for (pp = &in->regtab[slot(r->id, in->regsize)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == r) {
+			*pp = r->hnext;
+			break;
+		}
+	in->nreg--;
+	for (e = r->exclude; e && *e; e++)
+		free(*e);
+	free(r->exclude);
+	free(r->path);
+	free(r->rootname);
+	free(r);
+}
+
+struct inofd__mem *inofd__mem_new(struct inofd *in, struct inofd__reg *r,
+				  struct inofd__kw *kw, int kind)
+{
+	struct inofd__mem *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->kw = kw;
+	m->reg = r;
+	m->kind = kind;
+	m->kwnext = kw->mems;
+	kw->mems = m;
+	if (kind != INOFD__MEM_PARENT && kw->nuser++ == 0)
+		in->nuser++;
+	return m;
+}
+
+struct inofd__mem *inofd__mem_of(const struct inofd__kw *kw,
+				 const struct inofd__reg *r)
+{
+	struct inofd__mem *m;
+
+	for (m = kw->mems; m; m = m->kwnext)
+		if (m->reg == r && m->kind != INOFD__MEM_PARENT)
+			return m;
+	return NULL;
+}
+
+void inofd__node_link(struct inofd *in, struct inofd__mem *parent,
+		      struct inofd__mem *m)
+{
+	struct inofd__mem *c;
+
+	m->parent = parent;
+	m->prev = NULL;
+	m->next = parent->child;
+	if (m->next)
+		m->next->prev = m;
+	parent->child = m;
+	m->depth = parent->depth + 1;
+	/* what moved with it is as deep as it now is: pre-order, no stack */
+	for (c = m->child; c && c != m;) {
+		c->depth = c->parent->depth + 1;
+		if (c->child) {
+			c = c->child;
+			continue;
+		}
+		while (c != m && !c->next)
+			c = c->parent;
+		if (c != m)
+			c = c->next;
+	}
+	inofd__paths_changed(in);
+}
+
+void inofd__node_unlink(struct inofd *in, struct inofd__mem *m)
+{
+	if (m->prev)
+		m->prev->next = m->next;
+	else if (m->parent)
+		m->parent->child = m->next;
+	if (m->next)
+		m->next->prev = m->prev;
+	m->parent = m->prev = m->next = NULL;
+	inofd__paths_changed(in);
+}
+
+struct inofd__mem *inofd__node_child(const struct inofd__mem *m,
+				     const char *name)
+{
+	struct inofd__mem *c;
+
+	if (!name)
+		return NULL;
+	for (c = m->child; c; c = c->next)
+		if (c->name && !strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+bool inofd__node_below(const struct inofd__mem *a, const struct inofd__mem *m)
+{
+	for (; m; m = m->parent)
+		if (m == a)
+			return true;
+	return false;
+}
+
+/* Free one member; tree children must be gone or unlinked already. */
+void inofd__mem_free(struct inofd *in, struct inofd__mem *m)
+{
+	struct inofd__kw *kw = m->kw;
+	struct inofd__mem **pp;
+
+	for (pp = &kw->mems; *pp; pp = &(*pp)->kwnext)
+		if (*pp == m) {
+			*pp = m->kwnext;
+			break;
+		}
+	if (m->kind != INOFD__MEM_PARENT && --kw->nuser == 0)
+		in->nuser--;
+	if (m->parent)
+		inofd__node_unlink(in, m);
+	if (m->win_open) {
+		if (m->win_prev)
+			m->win_prev->win_next = m->win_next;
+		else
+			in->wfirst = m->win_next;
+		if (m->win_next)
+			m->win_next->win_prev = m->win_prev;
+		else
+			in->wlast = m->win_prev;
+	}
+	free(m->name);
+	free(m->pc);
+	free(m);
+}
+
+void inofd__paths_changed(struct inofd *in)
+{
+	if (++in->epoch == 0)
+		in->epoch = 1;
+}
+
+static const char *memcpy_path(struct inofd__mem *m, const char *p,
+			       size_t n, size_t *len)
+{
+	if (n + 1 > m->pccap) {
+		char *q = realloc(m->pc, n + 1);
+
+		if (!q)
+			return NULL;
+		m->pc = q;
+		m->pccap = n + 1;
+	}
+	memcpy(m->pc, p, n + 1);
+	*len = n;
+	return m->pc;
+}
+
+static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
+{
+	const char *d = NULL;
+	size_t dl = 0, nl, need;
+
+	if (m->kind == INOFD__MEM_NODE && m->parent) {
+		if (m->moving)
+			return NULL;
+		d = inofd__mem_path(in, m->parent, &dl);
+		if (!d || !m->name)
+			return NULL;
+	} else if (m->reg->kind == INOFD__REG_TREE) {
+		if (m != m->reg->root || m->reg->lost || m->reg->moving)
+			return NULL;
+		d = m->reg->path;
+		dl = d ? strlen(d) : 0;
+		if (!d)
+			return NULL;
+		nl = 0;
+		goto copy;
+	} else {
+		struct inofd__mem *n;
+
+		/* inside a tree, the tree knows where the object is now */
+		for (n = m->kw->mems; n; n = n->kwnext)
+			if (n->kind == INOFD__MEM_NODE)
+				return inofd__mem_path(in, n, len) ?
+				       memcpy_path(m, n->pc, *len, len) : NULL;
+		d = m->reg->path;
+		if (!d)
+			return NULL;
+		dl = strlen(d);
+		nl = 0;
+		goto copy;
+	}
+	nl = strlen(m->name) + 1;
+copy:
+	need = dl + nl + 1;
+	if (need > m->pccap) {
+		char *p = realloc(m->pc, need);
+
+		if (!p)
+			return NULL;
+		m->pc = p;
+		m->pccap = need;
+	}
+	memmove(m->pc, d, dl);
+	if (nl) {
+		if (dl && m->pc[dl - 1] == '/') {
+			dl--;
+			need--;
+		}
+		m->pc[dl] = '/';
+		memcpy(m->pc + dl + 1, m->name, nl - 1);
+	}
+	m->pc[need - 1] = '\0';
+	*len = need - 1;
+	return m->pc;
+}
+
+const char *inofd__mem_path(struct inofd *in, struct inofd__mem *m,
+			    size_t *len)
+{
+	const char *p;
+
+	if (m->pcepoch == in->epoch) {
+		*len = m->pclen;
+		return m->pc_null ? NULL : m->pc;
+	}
+	p = build(in, m, len);
+	m->pcepoch = in->epoch;
+	m->pc_null = !p;
+	m->pclen = p ? *len : 0;
+	*len = m->pclen;
+	return p;
+}
+
+void inofd__table_free(struct inofd *in)
+{
+	unsigned int i;
+
+	for (i = 0; in->kwtab && i < in->kwsize; i++)
+		while (in->kwtab[i]) {
+			struct inofd__kw *kw = in->kwtab[i];
+
+			while (kw->mems) {
+				struct inofd__mem *m = kw->mems;
+
+				while (m->child)
+					inofd__node_unlink(in, m->child);
+				inofd__mem_free(in, m);
+			}
+			inofd__kw_put(in, kw, false);
+		}
+	for (i = 0; in->regtab && i < in->regsize; i++)
+		while (in->regtab[i])
+			inofd__reg_free(in, in->regtab[i]);
+	free(in->kwtab);
+	free(in->regtab);
+}
+
+void inofd__subtree_free(struct inofd *in, struct inofd__mem *m)
+{
+	struct inofd__mem *top = m;
+
+	/* post-order without recursion: a deep tree needs no stack */
+	for (;;) {
+		struct inofd__mem *parent;
+		struct inofd__kw *kw;
+
+		while (m->child)
+			m = m->child;
+		parent = m == top ? NULL : m->parent;
+		kw = m->kw;
+		inofd__mem_free(in, m);
+		inofd__kw_put(in, kw, true);
+		if (!parent)
+			return;
+		m = parent;
+	}
+}
+
+int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)
+{
+	unsigned int i;
+	struct inofd__kw *kw;
+
+	for (i = 0; i < in->kwsize; i++)
+		for (kw = in->kwtab[i]; kw; kw = kw->hnext)
+			if (kw->dev == dev && kw->ino == ino)
+				return kw->wd;
+	return -1;
+}

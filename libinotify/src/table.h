@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef INOFD_TABLE_H
+#define INOFD_TABLE_H
+
+#include "types.h"
+
+INOFD__HIDDEN int inofd__table_init(struct inofd *in);
+INOFD__HIDDEN void inofd__table_free(struct inofd *in);
+
+/* kernel watches by wd */
+INOFD__HIDDEN struct inofd__kw *inofd__kw_find(const struct inofd *in, int wd);
+INOFD__HIDDEN struct inofd__kw *inofd__kw_get(struct inofd *in, int wd,
+					      dev_t dev, ino_t ino);
+/* drop kw if no member is left on it; rm: tell the backend too */
+INOFD__HIDDEN void inofd__kw_put(struct inofd *in, struct inofd__kw *kw,
+				 bool rm);
+
+/* registrations by id */
+INOFD__HIDDEN struct inofd__reg *inofd__reg_find(const struct inofd *in,
+						 int id);
+INOFD__HIDDEN struct inofd__reg *inofd__reg_new(struct inofd *in, int kind);
+INOFD__HIDDEN void inofd__reg_free(struct inofd *in, struct inofd__reg *r);
+
+/* members */
+INOFD__HIDDEN struct inofd__mem *inofd__mem_new(struct inofd *in,
+						struct inofd__reg *r,
+						struct inofd__kw *kw, int kind);
+INOFD__HIDDEN void inofd__mem_free(struct inofd *in, struct inofd__mem *m);
+INOFD__HIDDEN struct inofd__mem *inofd__mem_of(const struct inofd__kw *kw,
+					       const struct inofd__reg *r);
+INOFD__HIDDEN void inofd__node_link(struct inofd *in, struct inofd__mem *parent,
+				    struct inofd__mem *m);
+INOFD__HIDDEN void inofd__node_unlink(struct inofd *in, struct inofd__mem *m);
+INOFD__HIDDEN struct inofd__mem *inofd__node_child(const struct inofd__mem *m,
+						   const char *name);
+INOFD__HIDDEN bool inofd__node_below(const struct inofd__mem *a,
+				     const struct inofd__mem *m);
+
+/* The member's full path (cached until a path changes), or NULL. */
+INOFD__HIDDEN const char *inofd__mem_path(struct inofd *in,
+					  struct inofd__mem *m, size_t *len);
+INOFD__HIDDEN void inofd__paths_changed(struct inofd *in);
+
+
+
+/* Free m and every tree node below it, unwatching what is left unused. */
+/* The kernel wd watching (dev, ino), or -1 (for tests). */
+INOFD__HIDDEN int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino);
+INOFD__HIDDEN void inofd__subtree_free(struct inofd *in, struct inofd__mem *m);
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef INOFD_TREE_H
+#define INOFD_TREE_H
+
+#include "pair.h"
+#include "types.h"
+
+/* What a tree asks of the kernel for each of its directories. */
+INOFD__HIDDEN uint32_t inofd__tree_kmask(const struct inofd__reg *r);
+
+/* Queue a walk step; 0 or -ENOMEM. */
+INOFD__HIDDEN int inofd__work_push(struct inofd *in,
+				   const struct inofd__step *s);
+/* Run up to budget steps (0: all); the steps left wait for the next read. */
+INOFD__HIDDEN void inofd__walk_run(struct inofd *in, unsigned int budget);
+INOFD__HIDDEN bool inofd__walk_pending(const struct inofd *in);
+/* Steps that met a path not updated yet go again, after a read's events. */
+INOFD__HIDDEN void inofd__walk_retry(struct inofd *in);
+INOFD__HIDDEN void inofd__walk_free(struct inofd *in);
+
+/* A directory appeared as name in tree node m. */
+INOFD__HIDDEN void inofd__tree_newdir(struct inofd *in, struct inofd__mem *m,
+				      const char *name);
+/* After a loss: re-walk every tree, then drop what the walk did not reach. */
+INOFD__HIDDEN void inofd__tree_crawl(struct inofd *in);
+/* The tree's root moved where the library cannot see: say so, once. */
+INOFD__HIDDEN void inofd__tree_lost(struct inofd *in, struct inofd__reg *r);
+/* Watch the root's parent to follow the root's renames (best effort). */
+INOFD__HIDDEN void inofd__tree_link_parent(struct inofd *in,
+					   struct inofd__reg *r, int rootfd);
+/* An event put node c where it is: a crawl under way counts it reached. */
+INOFD__HIDDEN int inofd__tree_reached(struct inofd *in, struct inofd__mem *c);
+/* The root is now entry name of its parent. */
+INOFD__HIDDEN void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
+				       const char *name);
+/* Is this open/getdents/close event one our own listing made? */
+INOFD__HIDDEN bool inofd__own_noise(struct inofd__kw *kw, uint32_t mask,
+				    const char *name);
+
+#endif

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libinofd internals: the data types every module shares, and nothing else.
+ *
+ * Modules, from the bottom up (a module includes only the headers of the
+ * modules below it):
+ *   arena.c     per-read string arena
+ *   kernel.c    INOTIFY_WATCH / INOTIFY_IGNORE ioctls
+ *   backend.c   the two backends (kernel, procfd) behind one add/rm
+ *   table.c     kernel watches by wd, registrations by id, members, paths
+ *   queue.c     the bounded queue of ready events
+ *   pair.c      pending rename halves by cookie, coalescing windows, emit
+ *   tree.c      recursive watches: iterative walks, crawl generations
+ *   dispatch.c  raw event bytes -> table updates and events; inofd__feed()
+ *   api.c       the public inofd_* functions
+ * Every internal name starts with inofd__ and is hidden: libinofd.a and the
+ * shared object export only the inofd_* API (checked by make check).
+ */
+#ifndef INOFD_TYPES_H
+#define INOFD_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "inofd.h"
+
+#define INOFD__HIDDEN	__attribute__((visibility("hidden")))
+
+#define INOFD__PAIR_MS		10	/* default wait for IN_MOVED_TO */
+#define INOFD__QMAX		65536	/* ready events queued at most */
+#define INOFD__READ_BUF		(256 * 1024)
+#define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
+#define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
+#define INOFD__WALK_BUDGET	256	/* directories listed per inofd_read() */
+#define INOFD__PEND_MAX		4096	/* pending IN_MOVED_FROM halves */
+#define INOFD__COOKIE_BUCKETS	256
+#define INOFD__QBLOCK		256	/* events per queue block */
+
+/* What a recursive watch needs from the kernel, whatever the caller asked. */
+#define INOFD__TREE_BITS	(IN_CREATE | IN_MOVED_FROM | IN_MOVED_TO | \
+				 IN_MOVE_SELF | IN_DELETE_SELF)
+/* What a root's parent is watched for (to follow the root's renames). */
+#define INOFD__PARENT_BITS	(IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
+/* Reported whatever the registration's mask says. */
+#define INOFD__ALWAYS_BITS	(IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED)
+
+/* One event as the kernel reports it, less its wd. */
+struct inofd__raw {
+	uint32_t		mask;
+	uint32_t		cookie;
+	const char		*name;
+};
+
+/* inofd__emit() flag: name does not live in the read buffer, copy it */
+#define INOFD__COPY_NAME	0x80000000u
+
+/* A walk step to queue (inofd__work_push()). */
+struct inofd__step {
+	int			kind;		/* INOFD__W_* */
+	const struct inofd__reg	*reg;
+	int			wd;
+	const char		*name;		/* W_NEWDIR: the entry */
+	bool			synth;		/* report entries as IN_CREATE */
+	unsigned int		crawl;		/* !0: part of that crawl */
+	int			job;		/* initial walk id, or 0 */
+	int			root_wd;	/* new subtree's wd, or -1 */
+};
+
+/* A bump allocator: strings of the events of one read. */
+struct inofd__chunk {
+	struct inofd__chunk	*next;
+	size_t			cap, used;
+	char			data[];
+};
+
+struct inofd__arena {
+	struct inofd__chunk	*head;	/* chunk in use; full ones follow */
+	struct inofd__chunk	*spare;	/* emptied chunks, reused */
+};
+
+/* One kernel watch (one wd).  Several members may share it. */
+struct inofd__kw {
+	int			wd;
+	dev_t			dev;
+	ino_t			ino;
+	uint32_t		kmask;	/* event bits asked of the kernel */
+	struct inofd__mem	*mems;
+	unsigned int		nuser;	/* members that are not internal */
+	/* events our own listing makes: on this directory, and on its
+	 * parent's watch under its name (see inofd__own_noise) */
+	unsigned int		self_open, self_access, self_close;
+	unsigned int		par_open, par_access, par_close;
+	struct inofd__kw	*hnext;
+};
+
+enum inofd__mem_kind {
+	INOFD__MEM_PLAIN,	/* a plain registration's only member */
+	INOFD__MEM_NODE,	/* a directory of a tree */
+	INOFD__MEM_PARENT,	/* internal: a tree root's parent directory */
+};
+
+/* A registration's presence on one kernel watch. */
+struct inofd__mem {
+	struct inofd__kw	*kw;
+	struct inofd__reg	*reg;
+	struct inofd__mem	*kwnext;	/* on kw->mems */
+	int			kind;
+	/* tree nodes */
+	struct inofd__mem	*parent, *child, *prev, *next;
+	char			*name;		/* entry in parent; NULL: root */
+	unsigned int		depth;
+	unsigned int		gen;		/* crawl generation reached */
+	bool			paired;		/* moved_to(): source taken */
+	bool			moving;		/* its IN_MOVED_FROM waits for a
+						 * pair: no path until then */
+	/* cached full path (NULL path: pc_null) */
+	char			*pc;
+	size_t			pclen, pccap;
+	unsigned int		pcepoch;	/* 0: never built */
+	bool			pc_null;
+	/* coalescing window */
+	bool			win_open;
+	uint32_t		win_mask;
+	uint64_t		win_deadline;
+	struct inofd__mem	*win_prev, *win_next;
+};
+
+enum inofd__reg_kind { INOFD__REG_PLAIN, INOFD__REG_TREE };
+
+/* What the caller added: one watch descriptor of the API. */
+struct inofd__reg {
+	int			id;
+	int			kind;
+	uint32_t		mask;		/* event bits the caller wants */
+	bool			oneshot;
+	bool			fired;		/* oneshot: it reported once */
+	bool			stale;		/* plain: moved since added */
+	bool			lost;		/* tree: location unknown */
+	bool			moving;		/* tree: root rename pending */
+	void			*data;
+	char			*path;		/* plain/tree root; may be NULL */
+	struct inofd__mem	*root;		/* plain member or tree root */
+	struct inofd__mem	*plink;		/* tree: root's parent, or NULL */
+	char			*rootname;	/* tree: root's name in parent */
+	/* tree options */
+	char			**exclude;
+	unsigned int		tflags;
+	unsigned int		max_depth;
+	dev_t			dev;
+	unsigned int		gen;		/* crawl generation */
+	unsigned int		crawl_left;	/* LIST items of this crawl */
+	struct inofd__reg	*hnext;
+};
+
+/* A pending IN_MOVED_FROM, indexed by cookie, timed out in order. */
+struct inofd__pend {
+	uint32_t		cookie;
+	int			wd;
+	uint32_t		mask;
+	uint64_t		deadline;
+	struct inofd__pend	*hnext;		/* cookie bucket */
+	struct inofd__pend	*tprev, *tnext;	/* by deadline */
+	char			name[256];
+	/* the source's path for each member, taken at IN_MOVED_FROM time:
+	 * a later rename must not change where the object was */
+	unsigned int		nsrc;
+	struct {
+		int		reg;
+		size_t		off;		/* in paths; -1: unknown */
+	}			src[8];
+	char			*paths;
+	size_t			pcap, plen;
+};
+
+enum inofd__work_kind {
+	INOFD__W_LIST,		/* list member (reg, wd), watch subdirectories */
+	INOFD__W_NEWDIR,	/* watch entry name of member (reg, wd), then list */
+};
+
+/* One step of a walk.  Members are found again by (reg, wd) when it runs. */
+struct inofd__work {
+	struct inofd__work	*next;
+	int			kind;
+	int			reg;
+	int			wd;
+	bool			synth;		/* report entries as IN_CREATE */
+	unsigned int		crawl;		/* !0: part of crawl generation */
+	int			job;		/* initial walk id, or 0 */
+	int			root_wd;	/* wd of the new subtree, or -1 */
+	int			tries;
+	char			name[];
+};
+
+struct inofd {
+	int			ifd;
+	int			backend;
+	unsigned int		flags;
+	unsigned int		pair_ms;
+	unsigned int		coalesce_ms;
+
+	/* table.c */
+	struct inofd__kw	**kwtab;
+	unsigned int		kwsize, nkw;
+	struct inofd__reg	**regtab;
+	unsigned int		regsize, nreg;
+	int			next_id;
+	unsigned int		nuser;		/* inofd_watch_count() */
+	unsigned int		epoch;		/* bumped when a path changes */
+
+	/* queue.c: ready events in blocks, handed out in order */
+	struct inofd_event	**qblk;
+	size_t			nqblk;
+	size_t			qhead, qtail, qmax;
+	bool			rescan_due;	/* something was lost */
+	struct inofd__arena	arena;
+
+	/* pair.c */
+	struct inofd__pend	*cookies[INOFD__COOKIE_BUCKETS];
+	struct inofd__pend	*pfirst, *plast;	/* by deadline */
+	struct inofd__pend	*pfree;
+	unsigned int		npend;
+	struct inofd__mem	*wfirst, *wlast;	/* open windows */
+
+	/* tree.c */
+	struct inofd__work	*whead, *wtail;		/* walk steps */
+	struct inofd__work	*dhead, *dtail;		/* deferred steps */
+	char			*dents;
+	int			walk_job;		/* current initial walk */
+	int			walk_err;		/* its fatal error */
+	bool			crawl_due;
+
+	/* dispatch.c */
+	char			*buf;
+	size_t			bufsz;
+	bool			more;		/* the last read stopped early */
+};
+
+#endif

@@ -1,0 +1,1662 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * oracle: a seeded, model-based test of inofd_watch_tree().
+ *
+ * For each seed a private PRNG drives a random sequence of file system
+ * operations on a real directory tree watched recursively by libinofd,
+ * while a model of the tree is kept in memory.  The sequence depends on
+ * the seed and the model only, never on what the library reports, so a
+ * seed always replays the same operations.
+ *
+ * Layout under a fresh temporary directory BASE:
+ *   BASE/p/<root>   the watched tree; p belongs to the test (root renames)
+ *   BASE/out        outside the tree, same file system (moves out and in)
+ *
+ * Operations are grouped in steps: some steps read (inofd_read + drain what
+ * is ready) after every operation, others batch up to 16 operations before
+ * the first read.  After every step comes a quiescent check:
+ *   - everything pending is drained (inofd_timeout() honoured);
+ *   - a probe file is created in every real directory (in the tree, in
+ *     out/, and in every directory with a plain watch); each registration
+ *     that should see the directory must report exactly one event for the
+ *     probe, with that registration's data, and the tree's event must carry
+ *     the probe's real path (NULL only after the library reported that it
+ *     lost the tree's location: an INOFD_EV_ERROR for the tree); a
+ *     registration that should not see the directory must report nothing;
+ *   - inofd_watch_count() equals the number of real directories in the
+ *     tree, when no loss was reported and no plain watch is alive.
+ * Throughout, every event is checked: a non-NULL path (and from_path) must
+ * be a path that existed at some time (every name the test creates is
+ * unique, so a stale or made-up path is caught); path must end in name;
+ * data must be a registration's; the mask must not carry bits the caller
+ * did not ask for; IN_IGNORED must arrive exactly once per registration,
+ * with its data, and only once the registration has ended.
+ *
+ * usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SEC] [-n OPS] [-B auto|kernel|procfd|both]
+ *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v]
+ *   -s SEED   run one seed;  -c COUNT  run seeds FIRST..FIRST+COUNT-1
+ *   -q N      root only: lower fs.inotify.max_queued_events to N for the
+ *             instance this test creates (restored right after); use it in
+ *             the guest only, never on a host
+ *   -T SEC    run seeds from FIRST on until SEC seconds have passed (soak)
+ *   -x K,K    tolerate these divergence kinds (log and count them, go on):
+ *             to look past a known bug; a run with -x proves nothing
+ *   -D A,B    leave out these operations (mkdir mkdirp create write unlink
+ *             rmdir rmr mvfile mvdir mvroot mvout mvin outside cleanout
+ *             flood plain plainrm) or modes (relroot: the root is always
+ *             absolute; batch / interleave: no steps of that kind): to
+ *             narrow a divergence down to a finding
+ *   -v        trace every operation and event on stderr
+ * Every seed runs even when one fails; the exit status says if any did.
+ * Exit: 0 every seed passed, 1 a divergence, 2 usage or setup error.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "inofd.h"
+
+#define MAXDIRS		48	/* directories in the tree, at most */
+#define MAXFILES	120	/* files in the tree, at most */
+#define MAXOUT		24	/* directories in out/, at most */
+#define MAXPLAIN	4	/* plain watches alive at once */
+#define MAXREGS		64	/* registrations per seed */
+#define DRAIN_SECONDS	10	/* a drain that does not settle diverges */
+
+/* ------------------------------------------------------------ PRNG */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+struct rng {
+	uint64_t s;
+};
+
+static void rng_seed(struct rng *g, uint64_t seed)
+{
+	uint64_t x = seed;
+
+	g->s = splitmix64(&x);
+	if (!g->s)
+		g->s = 1;
+}
+
+/* xorshift64* */
+static uint64_t rng_next(struct rng *g)
+{
+	g->s ^= g->s >> 12;
+	g->s ^= g->s << 25;
+	g->s ^= g->s >> 27;
+	return g->s * 0x2545f4914f6cdd1dull;
+}
+
+static unsigned int rnd(struct rng *g, unsigned int n)
+{
+	return n ? (unsigned int)((rng_next(g) >> 33) % n) : 0;
+}
+
+/* ------------------------------------------------------------ model */
+
+struct node {
+	char name[24];
+	struct node *parent;
+	struct node **kid;
+	int nkid, ckid;
+	bool dir;
+	int plain;		/* index of a live plain registration, or -1 */
+};
+
+struct reg {
+	int wd;
+	char tag;		/* &tag is the registration's data */
+	bool tree;
+	bool ended;		/* unwatched, or its directory removed */
+	int ignored;		/* IN_IGNORED events seen with this data */
+	bool moved;		/* its directory was renamed since it was made */
+	struct node *dir;
+	char path[PATH_MAX];	/* the path it was made with */
+};
+
+struct probe {
+	struct node *dir;
+	char path[PATH_MAX];
+	int want_tree;		/* events expected with the tree's data */
+	int want_plain;		/* ... and with the plain watch's (index or -1) */
+	int n_tree, n_plain, n_other;
+	char bad[PATH_MAX + 64];	/* first wrong event seen */
+};
+
+struct run {
+	uint64_t seed;
+	int nops, op;		/* ops asked for, ops done */
+	int backend_flag;
+	const char *backend_name;
+	struct rng g;
+	bool verbose;
+
+	char base[PATH_MAX];
+	int basefd;
+	struct node *top, *p, *out, *root;
+	struct node **pool;
+	int npool, cpool;
+	unsigned long uniq;
+
+	struct inofd *in;
+	uint32_t mask;		/* what the caller asked for */
+	uint32_t probe_bit;	/* IN_CREATE, or IN_CLOSE_WRITE without it */
+	int rootmode;		/* 0 absolute, 1 dirfd-relative, 2 cwd-relative */
+	bool use_plain;
+	long qmax;
+	struct reg regs[MAXREGS];
+	int nregs;
+	bool lost;		/* the library reported a loss for the tree */
+	int errors, rescans;
+
+	struct probe *probes;
+	int nprobes;
+	unsigned long probe_base;
+
+	/* paths that ever existed: open addressing, strdup'd keys */
+	char **hist;
+	size_t hcap, hn;
+
+	/* the reproducer: one line per operation, read and check */
+	char **log;
+	int nlog, clog;
+
+	bool failed;
+	int ntolerated;
+	char why[2048];
+};
+
+static void note(struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Divergence kinds: the word in brackets that starts every message.  -x
+ * lists kinds to tolerate (logged, counted, not failed) so that a run can
+ * look past a known bug at the next one; never used by make oracle.
+ */
+static const char *tolerate = "";
+static struct {
+	char kind[32];
+	unsigned long n;
+} kinds[32];
+
+static bool tolerated(const char *kind)
+{
+	size_t kl = strlen(kind);
+	const char *t;
+
+	for (t = tolerate; *kind && (t = strstr(t, kind)); t += kl)
+		if ((t == tolerate || t[-1] == ',') &&
+		    (t[kl] == ',' || !t[kl]))
+			return true;
+	return false;
+}
+
+static void tally(const char *kind)
+{
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		if (!kinds[i].kind[0])
+			snprintf(kinds[i].kind, sizeof(kinds[i].kind), "%s",
+				 kind);
+		if (!strcmp(kinds[i].kind, kind)) {
+			kinds[i].n++;
+			return;
+		}
+	}
+}
+
+static void note(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	if (r->nlog == r->clog) {
+		r->clog = r->clog ? 2 * r->clog : 256;
+		r->log = realloc(r->log, r->clog * sizeof(*r->log));
+		if (!r->log) {
+			perror("oracle: realloc");
+			exit(2);
+		}
+	}
+	r->log[r->nlog++] = s;
+	if (r->verbose)
+		fprintf(stderr, "  %s\n", s);
+}
+
+static void diverge(struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void diverge(struct run *r, const char *fmt, ...)
+{
+	char m[sizeof(r->why)], kind[32] = "";
+	const char *e;
+	va_list ap;
+
+	if (r->failed)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	e = strchr(m, ']');
+	if (m[0] == '[' && e && e - m < (long)sizeof(kind))
+		memcpy(kind, m + 1, e - m - 1);
+	tally(kind);
+	if (tolerated(kind)) {
+		r->ntolerated++;
+		note(r, "# tolerated (-x): %s", m);
+		return;
+	}
+	r->failed = true;
+	memcpy(r->why, m, sizeof(m));
+}
+
+/* snprintf that must not truncate (paths here are short) */
+#define fmt_path(buf, sz, ...) do { \
+	int w_ = snprintf(buf, sz, __VA_ARGS__); \
+	if (w_ < 0 || (size_t)w_ >= (size_t)(sz)) { \
+		fprintf(stderr, "oracle: path too long\n"); \
+		exit(2); \
+	} \
+} while (0)
+
+static void die(const char *what)
+{
+	fprintf(stderr, "oracle: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n, sz);
+
+	if (!p)
+		die("calloc");
+	return p;
+}
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static void hist_add(struct run *r, const char *path)
+{
+	size_t i;
+
+	if (2 * (r->hn + 1) > r->hcap) {
+		char **old = r->hist;
+		size_t oc = r->hcap, j;
+
+		r->hcap = oc ? 2 * oc : 4096;
+		r->hist = xcalloc(r->hcap, sizeof(*r->hist));
+		r->hn = 0;
+		for (j = 0; j < oc; j++) {
+			if (!old[j])
+				continue;
+			for (i = hash(old[j]) & (r->hcap - 1); r->hist[i];
+			     i = (i + 1) & (r->hcap - 1))
+				;
+			r->hist[i] = old[j];
+			r->hn++;
+		}
+		free(old);
+	}
+	for (i = hash(path) & (r->hcap - 1); r->hist[i];
+	     i = (i + 1) & (r->hcap - 1))
+		if (!strcmp(r->hist[i], path))
+			return;
+	r->hist[i] = strdup(path);
+	if (!r->hist[i])
+		die("strdup");
+	r->hn++;
+}
+
+static bool hist_has(struct run *r, const char *path)
+{
+	size_t i;
+
+	if (!r->hcap)
+		return false;
+	for (i = hash(path) & (r->hcap - 1); r->hist[i];
+	     i = (i + 1) & (r->hcap - 1))
+		if (!strcmp(r->hist[i], path))
+			return true;
+	return false;
+}
+
+static struct node *node_new(struct run *r, struct node *parent,
+			     const char *name, bool dir)
+{
+	struct node *n = xcalloc(1, sizeof(*n));
+
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->dir = dir;
+	n->plain = -1;
+	if (r->npool == r->cpool) {
+		r->cpool = r->cpool ? 2 * r->cpool : 256;
+		r->pool = realloc(r->pool, r->cpool * sizeof(*r->pool));
+		if (!r->pool)
+			die("realloc");
+	}
+	r->pool[r->npool++] = n;
+	if (parent) {
+		if (parent->nkid == parent->ckid) {
+			parent->ckid = parent->ckid ? 2 * parent->ckid : 8;
+			parent->kid = realloc(parent->kid,
+					      parent->ckid * sizeof(*parent->kid));
+			if (!parent->kid)
+				die("realloc");
+		}
+		parent->kid[parent->nkid++] = n;
+		n->parent = parent;
+	}
+	return n;
+}
+
+static void node_unlink(struct node *n)
+{
+	struct node *p = n->parent;
+	int i;
+
+	for (i = 0; i < p->nkid; i++)
+		if (p->kid[i] == n) {
+			/* keep the order: choices depend on it */
+			memmove(&p->kid[i], &p->kid[i + 1],
+				(p->nkid - i - 1) * sizeof(*p->kid));
+			p->nkid--;
+			break;
+		}
+	n->parent = NULL;
+}
+
+static void node_link(struct node *p, struct node *n)
+{
+	if (p->nkid == p->ckid) {
+		p->ckid = p->ckid ? 2 * p->ckid : 8;
+		p->kid = realloc(p->kid, p->ckid * sizeof(*p->kid));
+		if (!p->kid)
+			die("realloc");
+	}
+	p->kid[p->nkid++] = n;
+	n->parent = p;
+}
+
+/* path relative to BASE */
+static void rel(const struct node *n, char *buf, size_t sz)
+{
+	const struct node *v[256];
+	int k = 0;
+	size_t o = 0;
+
+	for (; n && n->parent; n = n->parent)
+		v[k++] = n;
+	buf[0] = 0;
+	while (k-- > 0) {
+		int w = snprintf(buf + o, sz - o, "%s%s", o ? "/" : "",
+				 v[k]->name);
+
+		if (w < 0 || (size_t)w >= sz - o)
+			break;
+		o += w;
+	}
+}
+
+static void absp(const struct run *r, const struct node *n, char *buf,
+		 size_t sz)
+{
+	char b[PATH_MAX];
+
+	rel(n, b, sizeof(b));
+	fmt_path(buf, sz, "%s/%s", r->base, b);
+}
+
+static bool below(const struct node *n, const struct node *a)
+{
+	for (; n; n = n->parent)
+		if (n == a)
+			return true;
+	return false;
+}
+
+static bool in_tree(const struct run *r, const struct node *n)
+{
+	return r->root && below(n, r->root);
+}
+
+static void record(struct run *r, struct node *n)
+{
+	char b[PATH_MAX];
+	int i;
+
+	absp(r, n, b, sizeof(b));
+	hist_add(r, b);
+	for (i = 0; i < n->nkid; i++)
+		record(r, n->kid[i]);
+}
+
+struct list {
+	struct node **v;
+	int n, c;
+};
+
+static void list_add(struct list *l, struct node *n)
+{
+	if (l->n == l->c) {
+		l->c = l->c ? 2 * l->c : 64;
+		l->v = realloc(l->v, l->c * sizeof(*l->v));
+		if (!l->v)
+			die("realloc");
+	}
+	l->v[l->n++] = n;
+}
+
+/* depth-first, in child order: deterministic */
+static void collect(struct node *n, bool dirs, bool files, struct list *l)
+{
+	int i;
+
+	if (n->dir ? dirs : files)
+		list_add(l, n);
+	for (i = 0; i < n->nkid; i++)
+		collect(n->kid[i], dirs, files, l);
+}
+
+static int count(struct node *n, bool dir)
+{
+	struct list l = { 0 };
+	int c;
+
+	if (!n)
+		return 0;
+	collect(n, dir, !dir, &l);
+	c = l.n;
+	free(l.v);
+	return c;
+}
+
+static struct node *pick(struct run *r, struct node *top, bool dir,
+			 bool nottop)
+{
+	struct list l = { 0 };
+	struct node *n = NULL;
+	int off;
+
+	if (!top)
+		return NULL;
+	collect(top, dir, !dir, &l);
+	off = nottop && dir ? 1 : 0;
+	if (l.n > off)
+		n = l.v[off + rnd(&r->g, l.n - off)];
+	free(l.v);
+	return n;
+}
+
+static void fresh(struct run *r, char c, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%c%lu", c, ++r->uniq);
+}
+
+/* ------------------------------------------------------------ events */
+
+static struct reg *reg_of(struct run *r, const void *data)
+{
+	int i;
+
+	for (i = 0; i < r->nregs; i++)
+		if (data == &r->regs[i].tag)
+			return &r->regs[i];
+	return NULL;
+}
+
+static const char *tname(int t)
+{
+	static const char *const n[] = { "INOTIFY", "RENAME", "MOVE_OUT",
+		"MOVE_IN", "RESCAN", "CHANGED", "ERROR" };
+
+	return t >= 0 && t <= INOFD_EV_ERROR ? n[t] : "?";
+}
+
+static void describe(struct run *r, const struct inofd_event *ev, char *b,
+		     size_t sz)
+{
+	struct reg *g = reg_of(r, ev->data);
+
+	snprintf(b, sz, "%s wd=%d mask=0x%x%s%s err=%d data=%s%d name=%s path=%s%s%s",
+		 tname(ev->type), ev->wd, ev->mask,
+		 ev->flags & INOFD_EVF_SYNTHETIC ? " synthetic" : "",
+		 ev->mask & IN_IGNORED ? " IN_IGNORED" : "",
+		 ev->error, g ? (g->tree ? "tree" : "plain") : "?",
+		 g ? (int)(g - r->regs) : -1,
+		 ev->name ? ev->name : "(null)",
+		 ev->path ? ev->path : "(null)",
+		 ev->from_path ? " from_path=" : "",
+		 ev->from_path ? ev->from_path : "");
+}
+
+/* Paths a registration's events are held to: see the file comment. */
+static void check_path(struct run *r, const struct inofd_event *ev,
+		       const char *path, const char *name, struct reg *g,
+		       const char *what)
+{
+	char d[PATH_MAX * 3];
+	size_t pl, nl;
+
+	if (!path)
+		return;
+	if (name) {
+		pl = strlen(path);
+		nl = strlen(name);
+		if (pl <= nl || strcmp(path + pl - nl, name) ||
+		    path[pl - nl - 1] != '/') {
+			describe(r, ev, d, sizeof(d));
+			diverge(r, "[path-name] %s does not end in its name: %s",
+				what, d);
+			return;
+		}
+	}
+	/* a plain watch's path is the one it was made with (documented) */
+	if (g && !g->tree && g->moved)
+		return;
+	if (!hist_has(r, path)) {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[false-path] %s names a path that never existed: %s",
+			what, d);
+	}
+}
+
+static void probe_event(struct run *r, const struct inofd_event *ev)
+{
+	unsigned long k;
+	struct probe *pr;
+	struct reg *g;
+	char *end;
+
+	if (ev->type != INOFD_EV_INOTIFY || !(ev->mask & r->probe_bit) ||
+	    !ev->name || strncmp(ev->name, "probe", 5))
+		return;
+	k = strtoul(ev->name + 5, &end, 10);
+	if (*end || k < r->probe_base || k >= r->probe_base + r->nprobes)
+		return;
+	pr = &r->probes[k - r->probe_base];
+	g = reg_of(r, ev->data);
+	if (g && g->tree) {
+		pr->n_tree++;
+		if (ev->path ? strcmp(ev->path, pr->path) != 0 : !r->lost) {
+			if (!pr->bad[0])
+				snprintf(pr->bad, sizeof(pr->bad), "path=%s",
+					 ev->path ? ev->path : "(null)");
+		}
+	} else if (g && pr->want_plain >= 0 && g == &r->regs[pr->want_plain]) {
+		pr->n_plain++;
+	} else {
+		pr->n_other++;
+	}
+}
+
+static void event(struct run *r, const struct inofd_event *ev)
+{
+	char d[PATH_MAX * 3];
+	struct reg *g;
+	uint32_t bits;
+
+	if (r->verbose) {
+		describe(r, ev, d, sizeof(d));
+		fprintf(stderr, "    ev %s\n", d);
+	}
+	if (ev->type < INOFD_EV_INOTIFY || ev->type > INOFD_EV_ERROR) {
+		diverge(r, "[type] unknown event type %d", ev->type);
+		return;
+	}
+	if (ev->type == INOFD_EV_RESCAN) {
+		r->rescans++;
+		note(r, "# lib: RESCAN");
+		return;
+	}
+	g = reg_of(r, ev->data);
+	if (!g) {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[data] event with no registration's data: %s", d);
+		return;
+	}
+	if (ev->type == INOFD_EV_ERROR) {
+		describe(r, ev, d, sizeof(d));
+		note(r, "# lib: %s", d);
+		r->errors++;
+		if (g->tree)
+			r->lost = true;
+		return;
+	}
+	if (ev->type == INOFD_EV_CHANGED) {
+		diverge(r, "[type] INOFD_EV_CHANGED without coalescing");
+		return;
+	}
+	if (ev->type == INOFD_EV_RENAME && !reg_of(r, ev->from_data)) {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[data] rename source with no registration's data: %s", d);
+		return;
+	}
+	bits = ev->mask & ~(uint32_t)(IN_ISDIR | IN_IGNORED | IN_Q_OVERFLOW |
+				      IN_UNMOUNT);
+	if (ev->type == INOFD_EV_INOTIFY && (bits & ~r->mask)) {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[mask] event bits 0x%x not asked for (mask 0x%x): %s",
+			bits & ~r->mask, r->mask, d);
+		return;
+	}
+	check_path(r, ev, ev->path, ev->name, g, "path");
+	if (ev->type == INOFD_EV_RENAME)
+		check_path(r, ev, ev->from_path, ev->from_name,
+			   reg_of(r, ev->from_data), "from_path");
+	if (ev->mask & IN_IGNORED) {
+		describe(r, ev, d, sizeof(d));
+		if (ev->wd != g->wd) {
+			diverge(r, "[ignored-member] IN_IGNORED of wd %d reaches the caller with the data of %s registration %d (wd %d): %s",
+				ev->wd, g->tree ? "tree" : "plain",
+				(int)(g - r->regs), g->wd, d);
+			return;
+		}
+		g->ignored++;
+		if (!g->ended)
+			diverge(r, "[ignored-live] IN_IGNORED for a registration that is still alive (%s wd %d): %s",
+				g->tree ? "tree" : "plain", g->wd, d);
+		else if (g->ignored > 1)
+			diverge(r, "[ignored-twice] IN_IGNORED number %d for one registration: %s",
+				g->ignored, d);
+	}
+	probe_event(r, ev);
+}
+
+static void consume(struct run *r)
+{
+	const struct inofd_event *ev;
+	int n;
+
+	while (!r->failed && (n = inofd_next(r->in, &ev)) > 0)
+		event(r, ev);
+	if (!r->failed && n < 0)
+		diverge(r, "[api] inofd_next: %s", inofd_strerror(n));
+}
+
+static void read_some(struct run *r)
+{
+	int n = inofd_read(r->in);
+
+	if (n < 0) {
+		diverge(r, "[api] inofd_read: %s", inofd_strerror(n));
+		return;
+	}
+	consume(r);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Everything the kernel queued is read and every window has closed. */
+static void drain(struct run *r)
+{
+	double end = now() + DRAIN_SECONDS;
+	struct pollfd p = { .fd = inofd_fd(r->in), .events = POLLIN };
+
+	while (!r->failed) {
+		int t;
+
+		read_some(r);
+		if (r->failed)
+			return;
+		t = inofd_timeout(r->in);
+		if (t < -1) {
+			diverge(r, "[api] inofd_timeout: %s", inofd_strerror(t));
+			return;
+		}
+		if (t == -1 && poll(&p, 1, 0) == 0)
+			return;
+		if (now() > end) {
+			diverge(r, "[drain] events still coming after %d s of reading (inofd_timeout %d, fd %sreadable)",
+				DRAIN_SECONDS, t, poll(&p, 1, 0) > 0 ? "" : "not ");
+			return;
+		}
+		if (t > 0)
+			poll(&p, 1, t);
+	}
+}
+
+/* ------------------------------------------------------------ operations */
+
+static void fs_fail(struct run *r, const char *what, const char *path)
+{
+	/* the model and the real tree disagree: the test's own bug */
+	fprintf(stderr, "oracle: seed %llu: %s %s: %s (test bug)\n",
+		(unsigned long long)r->seed, what, path, strerror(errno));
+	exit(2);
+}
+
+static void make_dir(struct run *r, struct node *parent, const char *name,
+		     struct node **out)
+{
+	char b[PATH_MAX];
+	struct node *n = node_new(r, parent, name, true);
+
+	rel(n, b, sizeof(b));
+	if (mkdirat(r->basefd, b, 0755))
+		fs_fail(r, "mkdir", b);
+	record(r, n);
+	if (out)
+		*out = n;
+}
+
+static void make_file(struct run *r, struct node *parent, const char *name,
+		      bool data)
+{
+	char b[PATH_MAX];
+	struct node *n = node_new(r, parent, name, false);
+	int fd;
+
+	rel(n, b, sizeof(b));
+	record(r, n);
+	fd = openat(r->basefd, b, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fs_fail(r, "create", b);
+	if (data && write(fd, "x", 1) != 1)
+		fs_fail(r, "write", b);
+	close(fd);
+}
+
+static void plain_end(struct run *r, struct node *n)
+{
+	if (n->plain >= 0) {
+		r->regs[n->plain].ended = true;
+		r->regs[n->plain].dir = NULL;
+		n->plain = -1;
+	}
+}
+
+/* rm -r, children first; the nodes stay in the pool */
+static void remove_tree(struct run *r, struct node *n)
+{
+	char b[PATH_MAX];
+
+	while (n->nkid)
+		remove_tree(r, n->kid[n->nkid - 1]);
+	rel(n, b, sizeof(b));
+	if (unlinkat(r->basefd, b, n->dir ? AT_REMOVEDIR : 0))
+		fs_fail(r, n->dir ? "rmdir" : "unlink", b);
+	plain_end(r, n);
+	node_unlink(n);
+}
+
+static void mark_moved(struct run *r, struct node *m)
+{
+	int i;
+
+	for (i = 0; i < r->nregs; i++)
+		if (!r->regs[i].ended && !r->regs[i].tree &&
+		    r->regs[i].dir && below(r->regs[i].dir, m))
+			r->regs[i].moved = true;
+}
+
+static void move(struct run *r, struct node *m, struct node *to,
+		 const char *name)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	rel(m, a, sizeof(a));
+	node_unlink(m);
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	node_link(to, m);
+	rel(m, b, sizeof(b));
+	if (renameat(r->basefd, a, r->basefd, b))
+		fs_fail(r, "rename", a);
+	note(r, "mv %s %s", a, b);
+	record(r, m);
+	mark_moved(r, m);
+}
+
+enum op {
+	OP_MKDIR, OP_MKDIRP, OP_CREATE, OP_WRITE, OP_UNLINK, OP_RMDIR,
+	OP_RMR, OP_MVFILE, OP_MVDIR, OP_MVROOT, OP_MVOUT, OP_MVIN,
+	OP_OUTSIDE, OP_CLEANOUT, OP_FLOOD, OP_PLAIN_ADD, OP_PLAIN_RM,
+	OP_N
+};
+
+static const char *const opname[OP_N] = {
+	"mkdir", "mkdirp", "create", "write", "unlink", "rmdir", "rmr",
+	"mvfile", "mvdir", "mvroot", "mvout", "mvin", "outside", "cleanout",
+	"flood", "plain", "plainrm",
+};
+
+/* -D: operations (and "relroot", "batch", "interleave") left out */
+static const char *disabled = "";
+
+static bool is_disabled(const char *what)
+{
+	size_t l = strlen(what);
+	const char *t;
+
+	for (t = disabled; (t = strstr(t, what)); t += l)
+		if ((t == disabled || t[-1] == ',') &&
+		    (t[l] == ',' || !t[l]))
+			return true;
+	return false;
+}
+
+static unsigned int weight[OP_N] = {
+	[OP_MKDIR] = 14, [OP_MKDIRP] = 6, [OP_CREATE] = 14, [OP_WRITE] = 8,
+	[OP_UNLINK] = 6, [OP_RMDIR] = 5, [OP_RMR] = 2, [OP_MVFILE] = 6,
+	[OP_MVDIR] = 10, [OP_MVROOT] = 2, [OP_MVOUT] = 5, [OP_MVIN] = 5,
+	[OP_OUTSIDE] = 4, [OP_CLEANOUT] = 1, [OP_FLOOD] = 1,
+	[OP_PLAIN_ADD] = 2, [OP_PLAIN_RM] = 2,
+};
+
+static int plain_alive(const struct run *r)
+{
+	int i, n = 0;
+
+	for (i = 0; i < r->nregs; i++)
+		n += !r->regs[i].tree && !r->regs[i].ended;
+	return n;
+}
+
+/*
+ * Overflow the queue: with IN_MODIFY in the mask, alternate one-byte
+ * writes to two new files (the kernel merges only an event identical to
+ * the last one queued, so each write queues one); without it, create and
+ * unlink files.  No read happens meanwhile.
+ */
+static void flood(struct run *r, struct node *d)
+{
+	char b[PATH_MAX], f[2][PATH_MAX + 32], nm[32];
+	long i, n;
+	int fd[2], k;
+
+	rel(d, b, sizeof(b));
+	if (r->mask & IN_MODIFY) {
+		n = r->qmax + 64;
+		note(r, "flood %s %ld   # two new files, %ld alternate writes, no read",
+		     b, n, n);
+		for (k = 0; k < 2; k++) {
+			fresh(r, 'z', nm, sizeof(nm));
+			fmt_path(f[k], sizeof(f[k]), "%s/%s/%s", r->base, b, nm);
+			hist_add(r, f[k]);
+			fd[k] = open(f[k], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+				     0644);
+			if (fd[k] < 0)
+				fs_fail(r, "create", f[k]);
+		}
+		for (i = 0; i < n; i++)
+			if (write(fd[i & 1], "z", 1) != 1)
+				fs_fail(r, "write", f[i & 1]);
+		for (k = 0; k < 2; k++) {
+			close(fd[k]);
+			if (unlink(f[k]))
+				fs_fail(r, "unlink", f[k]);
+		}
+		return;
+	}
+	n = r->qmax / 2 + 64;
+	note(r, "flood %s %ld   # create+unlink %ld files, no read", b, n, n);
+	for (i = 0; i < n; i++) {
+		fresh(r, 'z', nm, sizeof(nm));
+		fmt_path(f[0], sizeof(f[0]), "%s/%s/%s", r->base, b, nm);
+		hist_add(r, f[0]);
+		fd[0] = open(f[0], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd[0] < 0)
+			fs_fail(r, "create", f[0]);
+		close(fd[0]);
+		if (unlink(f[0]))
+			fs_fail(r, "unlink", f[0]);
+	}
+}
+
+/* One random operation; false if it does not apply now (draw again). */
+static bool do_op(struct run *r, enum op op)
+{
+	char b[PATH_MAX], nm[32];
+	struct node *d, *m, *to;
+	int ndirs = count(r->root, true), nfiles = count(r->root, false);
+	int i, k;
+
+	switch (op) {
+	case OP_MKDIR:
+		if (ndirs >= MAXDIRS)
+			return false;
+		d = pick(r, r->root, true, false);
+		fresh(r, 'd', nm, sizeof(nm));
+		make_dir(r, d, nm, &m);
+		rel(m, b, sizeof(b));
+		note(r, "mkdir %s", b);
+		return true;
+	case OP_MKDIRP:
+		if (ndirs + 4 > MAXDIRS)
+			return false;
+		d = pick(r, r->root, true, false);
+		k = 2 + rnd(&r->g, 3);
+		for (i = 0; i < k; i++) {
+			fresh(r, 'd', nm, sizeof(nm));
+			make_dir(r, d, nm, &d);
+		}
+		rel(d, b, sizeof(b));
+		note(r, "mkdir -p %s", b);
+		return true;
+	case OP_CREATE:
+		if (nfiles >= MAXFILES)
+			return false;
+		d = pick(r, r->root, true, false);
+		fresh(r, 'f', nm, sizeof(nm));
+		make_file(r, d, nm, rnd(&r->g, 2));
+		rel(d, b, sizeof(b));
+		note(r, "touch %s/%s", b, nm);
+		return true;
+	case OP_WRITE: {
+		int fd;
+
+		m = pick(r, r->root, false, false);
+		if (!m)
+			return false;
+		rel(m, b, sizeof(b));
+		fd = openat(r->basefd, b, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd < 0 || write(fd, "y", 1) != 1)
+			fs_fail(r, "write", b);
+		close(fd);
+		note(r, "echo y >> %s", b);
+		return true;
+	}
+	case OP_UNLINK:
+		m = pick(r, r->root, false, false);
+		if (!m)
+			return false;
+		rel(m, b, sizeof(b));
+		note(r, "rm %s", b);
+		remove_tree(r, m);
+		return true;
+	case OP_RMDIR: {
+		struct list l = { 0 };
+
+		collect(r->root, true, false, &l);
+		for (i = 1, k = 0; i < l.n; i++)
+			if (!l.v[i]->nkid)
+				l.v[k++] = l.v[i];
+		m = k ? l.v[rnd(&r->g, k)] : NULL;
+		free(l.v);
+		if (!m)
+			return false;
+		rel(m, b, sizeof(b));
+		note(r, "rmdir %s", b);
+		remove_tree(r, m);
+		return true;
+	}
+	case OP_RMR:
+		m = pick(r, r->root, true, true);
+		if (!m)
+			return false;
+		rel(m, b, sizeof(b));
+		note(r, "rm -r %s", b);
+		remove_tree(r, m);
+		return true;
+	case OP_MVFILE:
+		m = pick(r, r->root, false, false);
+		if (!m)
+			return false;
+		to = pick(r, r->root, true, false);
+		fresh(r, 'f', nm, sizeof(nm));
+		move(r, m, to, nm);
+		return true;
+	case OP_MVDIR: {
+		struct list l = { 0 };
+
+		m = pick(r, r->root, true, true);
+		if (!m)
+			return false;
+		collect(r->root, true, false, &l);
+		for (i = 0, k = 0; i < l.n; i++)
+			if (!below(l.v[i], m))
+				l.v[k++] = l.v[i];
+		to = l.v[rnd(&r->g, k)];	/* the root is always there */
+		free(l.v);
+		fresh(r, 'd', nm, sizeof(nm));
+		move(r, m, to, nm);
+		return true;
+	}
+	case OP_MVROOT:
+		fresh(r, 'r', nm, sizeof(nm));
+		move(r, r->root, r->p, nm);
+		return true;
+	case OP_MVOUT:
+		if (count(r->out, true) - 1 >= MAXOUT)
+			return false;
+		m = pick(r, r->root, true, true);
+		if (!m)
+			return false;
+		fresh(r, 'o', nm, sizeof(nm));
+		move(r, m, r->out, nm);
+		return true;
+	case OP_MVIN:
+		m = pick(r, r->out, true, true);
+		if (!m || ndirs + count(m, true) > MAXDIRS)
+			return false;
+		to = pick(r, r->root, true, false);
+		fresh(r, 'd', nm, sizeof(nm));
+		move(r, m, to, nm);
+		return true;
+	case OP_OUTSIDE:
+		d = pick(r, r->out, true, true);
+		if (!d)
+			return false;
+		fresh(r, 'x', nm, sizeof(nm));
+		make_file(r, d, nm, true);
+		rel(d, b, sizeof(b));
+		note(r, "touch %s/%s   # outside the tree", b, nm);
+		return true;
+	case OP_CLEANOUT:
+		m = pick(r, r->out, true, true);
+		if (!m)
+			return false;
+		rel(m, b, sizeof(b));
+		note(r, "rm -r %s", b);
+		remove_tree(r, m);
+		return true;
+	case OP_FLOOD:
+		flood(r, pick(r, r->root, true, false));
+		return true;
+	case OP_PLAIN_ADD: {
+		struct reg *g;
+		int wd;
+
+		if (!r->use_plain || plain_alive(r) >= MAXPLAIN ||
+		    r->nregs >= MAXREGS)
+			return false;
+		d = pick(r, r->root, true, true);
+		if (!d || d->plain >= 0)
+			return false;
+		g = &r->regs[r->nregs];
+		memset(g, 0, sizeof(*g));
+		absp(r, d, g->path, sizeof(g->path));
+		rel(d, b, sizeof(b));
+		wd = inofd_watch_path(r->in, g->path, r->mask, &g->tag);
+		note(r, "watch_path %s   # plain watch, reg %d, wd %d", b,
+		     r->nregs, wd);
+		if (wd < 0) {
+			diverge(r, "[plain] inofd_watch_path(%s) inside the tree: %s",
+				b, inofd_strerror(wd));
+			return true;
+		}
+		g->wd = wd;
+		g->dir = d;
+		d->plain = r->nregs++;
+		return true;
+	}
+	case OP_PLAIN_RM: {
+		struct reg *g = NULL;
+		int ret;
+
+		k = plain_alive(r);
+		if (!k)
+			return false;
+		k = rnd(&r->g, k);
+		for (i = 0; i < r->nregs; i++)
+			if (!r->regs[i].tree && !r->regs[i].ended && !k--) {
+				g = &r->regs[i];
+				break;
+			}
+		ret = inofd_unwatch(r->in, g->wd);
+		note(r, "unwatch %d   # plain watch, reg %d", g->wd, i);
+		g->ended = true;
+		if (g->dir)
+			g->dir->plain = -1;
+		g->dir = NULL;
+		if (ret < 0)
+			diverge(r, "[plain] inofd_unwatch(%d) of a live plain watch: %s",
+				g->wd, inofd_strerror(ret));
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+static void random_op(struct run *r)
+{
+	unsigned int tot = 0, x, i;
+
+	for (i = 0; i < OP_N; i++)
+		tot += weight[i];
+	if (!tot) {
+		fprintf(stderr, "oracle: -D left no operation\n");
+		exit(2);
+	}
+	for (;;) {
+		x = rnd(&r->g, tot);
+		for (i = 0; i < OP_N && x >= weight[i]; i++)
+			x -= weight[i];
+		if (do_op(r, (enum op)i))
+			return;
+	}
+}
+
+/* ------------------------------------------------------------ checks */
+
+static void check(struct run *r, const char *when)
+{
+	struct list l = { 0 };
+	char b[PATH_MAX + 32];
+	int i, want;
+
+	note(r, "# check (%s)", when);
+	drain(r);
+	if (r->failed)
+		goto out;
+
+	/* every ended registration has had its IN_IGNORED */
+	for (i = 0; i < r->nregs; i++)
+		if (r->regs[i].ended && r->regs[i].ignored != 1) {
+			diverge(r, "[ignored-missing] %s registration %d (wd %d) ended but got %d IN_IGNORED",
+				r->regs[i].tree ? "tree" : "plain", i,
+				r->regs[i].wd, r->regs[i].ignored);
+			goto out;
+		}
+
+	/* probes: the tree, p/ and out/, and every plain watch's directory */
+	if (r->root)
+		collect(r->root, true, false, &l);
+	list_add(&l, r->p);
+	collect(r->out, true, false, &l);
+	for (i = 0; i < r->nregs; i++)
+		if (!r->regs[i].ended && r->regs[i].dir && r->regs[i].dir != r->p &&
+		    !in_tree(r, r->regs[i].dir) && !below(r->regs[i].dir, r->out))
+			list_add(&l, r->regs[i].dir);
+	r->probes = xcalloc(l.n ? l.n : 1, sizeof(*r->probes));
+	r->nprobes = l.n;
+	r->probe_base = r->uniq + 1;
+	r->uniq += l.n;
+	for (i = 0; i < l.n; i++) {
+		struct probe *pr = &r->probes[i];
+		int fd;
+
+		pr->dir = l.v[i];
+		pr->want_tree = in_tree(r, l.v[i]) && !r->regs[0].ended;
+		pr->want_plain = l.v[i]->plain;
+		rel(l.v[i], b, sizeof(b));
+		fmt_path(b + strlen(b), sizeof(b) - strlen(b), "/probe%lu",
+			 r->probe_base + i);
+		fmt_path(pr->path, sizeof(pr->path), "%s/%s", r->base, b);
+		hist_add(r, pr->path);
+		fd = openat(r->basefd, b, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+			    0644);
+		if (fd < 0)
+			fs_fail(r, "create", b);
+		close(fd);
+	}
+	note(r, "touch probe%lu..probe%lu   # one in each of %d directories",
+	     r->probe_base, r->probe_base + l.n - 1, l.n);
+	drain(r);
+	for (i = 0; i < l.n && !r->failed; i++) {
+		struct probe *pr = &r->probes[i];
+
+		if (pr->n_tree != pr->want_tree || pr->n_other ||
+		    pr->n_plain != (pr->want_plain >= 0)) {
+			diverge(r, "[probe-%s] %s: %d event(s) with the tree's data (want %d), %d with its plain watch's (want %d), %d with other data",
+				pr->n_tree < pr->want_tree ? "missing" :
+				pr->n_tree > pr->want_tree ? "extra" : "data",
+				pr->path, pr->n_tree, pr->want_tree,
+				pr->n_plain, pr->want_plain >= 0,
+				pr->n_other);
+		} else if (pr->bad[0]) {
+			diverge(r, "[probe-path] %s reported with %s%s",
+				pr->path, pr->bad,
+				r->lost ? "" : " (no loss was reported)");
+		}
+	}
+	if (r->failed)
+		goto out;
+
+	want = count(r->root, true);
+	if (r->root && !r->lost && !plain_alive(r) && !r->regs[0].ended) {
+		int c = inofd_watch_count(r->in);
+
+		if (c != want)
+			diverge(r, "[count] inofd_watch_count() is %d, the tree has %d directories",
+				c, want);
+	}
+
+	/* the probes go; their events are checked like any other */
+	for (i = 0; i < l.n; i++) {
+		rel(r->probes[i].dir, b, sizeof(b));
+		fmt_path(b + strlen(b), sizeof(b) - strlen(b), "/probe%lu",
+			 r->probe_base + i);
+		if (unlinkat(r->basefd, b, 0))
+			fs_fail(r, "unlink", b);
+	}
+	if (l.n)
+		note(r, "rm probe*");
+	drain(r);
+out:
+	free(l.v);
+	free(r->probes);
+	r->probes = NULL;
+	r->nprobes = 0;
+}
+
+/* ------------------------------------------------------------ one seed */
+
+static int rm_cb(const char *p, const struct stat *st, int flag,
+		 struct FTW *f)
+{
+	(void)st; (void)flag; (void)f;
+	remove(p);
+	return 0;
+}
+
+static void cleanup(struct run *r)
+{
+	int i;
+
+	if (r->in)
+		inofd_free(r->in);
+	r->in = NULL;
+	if (r->basefd >= 0)
+		close(r->basefd);
+	if (r->base[0])
+		nftw(r->base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	for (i = 0; i < r->npool; i++) {
+		free(r->pool[i]->kid);
+		free(r->pool[i]);
+	}
+	free(r->pool);
+	for (i = 0; (size_t)i < r->hcap; i++)
+		free(r->hist[i]);
+	free(r->hist);
+	for (i = 0; i < r->nlog; i++)
+		free(r->log[i]);
+	free(r->log);
+}
+
+static long sysctl_get(void)
+{
+	long v = -1;
+	FILE *f = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int sysctl_set(long v)
+{
+	FILE *f = fopen("/proc/sys/fs/inotify/max_queued_events", "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%ld\n", v) > 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+struct conf {
+	int nops;
+	long qset;		/* -q: lower max_queued_events (root) */
+	bool verbose;
+};
+
+/* 0 pass, 1 divergence */
+static int run_seed(uint64_t seed, int backend_flag, const char *bname,
+		    const struct conf *cf)
+{
+	struct run *r = xcalloc(1, sizeof(*r));
+	struct inofd_opts o = { .sz = sizeof(o), .flags = backend_flag };
+	struct rng g2;
+	const char *tmp = getenv("TMPDIR");
+	struct stat st;
+	char b[PATH_MAX], nm[32];
+	long oldq = -1;
+	int i, k, wd, ret, endmode;
+
+	r->seed = seed;
+	r->nops = cf->nops;
+	r->backend_flag = backend_flag;
+	r->backend_name = bname;
+	r->verbose = cf->verbose;
+	r->basefd = -1;
+	rng_seed(&r->g, seed);
+	rng_seed(&g2, seed ^ 0x5eedull << 32);
+
+	/* per-seed choices, all from the PRNG */
+	r->mask = IN_CREATE | IN_DELETE | IN_MOVE | IN_CLOSE_WRITE |
+		  IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB;
+	switch (rnd(&r->g, 8)) {
+	case 0:
+		r->mask = IN_ALL_EVENTS;
+		break;
+	case 1:
+		r->mask = IN_CLOSE_WRITE | IN_DELETE;
+		break;
+	}
+	r->probe_bit = r->mask & IN_CREATE ? IN_CREATE : IN_CLOSE_WRITE;
+	i = rnd(&r->g, 8);
+	r->rootmode = i == 0 ? 1 : i == 1 ? 2 : 0;
+	if (is_disabled("relroot"))
+		r->rootmode = 0;
+	r->use_plain = rnd(&r->g, 3) == 0;
+	endmode = rnd(&r->g, 2);
+
+	/* TMPDIR, else /dev/shm (tmpfs: floods are cheap there), else /tmp */
+	if (!tmp || !*tmp)
+		tmp = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+		      access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+	fmt_path(r->base, sizeof(r->base), "%s/inofd-oracle.XXXXXX", tmp);
+	if (!mkdtemp(r->base))
+		die("mkdtemp");
+	if (!realpath(r->base, b))
+		die("realpath");
+	fmt_path(r->base, sizeof(r->base), "%s", b);
+	r->basefd = open(r->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->basefd < 0)
+		die(r->base);
+	r->top = node_new(r, NULL, "", true);
+	make_dir(r, r->top, "p", &r->p);
+	make_dir(r, r->top, "out", &r->out);
+	fresh(r, 't', nm, sizeof(nm));
+	make_dir(r, r->p, nm, &r->root);
+	note(r, "# seed %llu, %d ops, backend %s, mask 0x%x, root %s, plain watches %s",
+	     (unsigned long long)seed, cf->nops, bname, r->mask,
+	     r->rootmode == 0 ? "absolute" : r->rootmode == 1 ?
+	     "relative to a dirfd" : "relative to the cwd",
+	     r->use_plain ? "on" : "off");
+	note(r, "cd BASE; mkdir p out p/%s", nm);
+
+	/* something to walk first */
+	k = rnd(&r->g, 6);
+	for (i = 0; i < k; i++)
+		do_op(r, rnd(&r->g, 2) ? OP_MKDIR : OP_CREATE);
+	if (rnd(&r->g, 2))
+		do_op(r, OP_MKDIRP);
+
+	if (cf->qset > 0 && geteuid() == 0) {
+		oldq = sysctl_get();
+		if (sysctl_set(cf->qset))
+			die("set max_queued_events");
+	}
+	ret = inofd_new(&r->in, &o);
+	if (oldq > 0 && sysctl_set(oldq))
+		die("restore max_queued_events");
+	if (ret < 0) {
+		fprintf(stderr, "oracle: inofd_new(%s): %s\n", bname,
+			inofd_strerror(ret));
+		cleanup(r);
+		free(r);
+		exit(2);
+	}
+	r->qmax = cf->qset > 0 && geteuid() == 0 ? cf->qset : sysctl_get();
+	if (r->qmax <= 0)
+		r->qmax = 16384;
+
+	r->nregs = 1;
+	/* a plain watch made first, inside what becomes the tree */
+	if (r->use_plain && rnd(&r->g, 2) && weight[OP_PLAIN_ADD])
+		do_op(r, OP_PLAIN_ADD);
+	/*
+	 * and one on p, the root's parent: the library can see the root's
+	 * renames there.  Drawn from a second stream, so that the main one
+	 * (and every seed kept in regress/) stays as it was.
+	 */
+	if (r->use_plain && rnd(&g2, 3) == 0 && weight[OP_PLAIN_ADD]) {
+		struct reg *g = &r->regs[r->nregs];
+
+		absp(r, r->p, g->path, sizeof(g->path));
+		wd = inofd_watch_path(r->in, g->path, r->mask, &g->tag);
+		note(r, "watch_path p   # plain watch, reg %d, wd %d", r->nregs,
+		     wd);
+		if (wd < 0) {
+			diverge(r, "[plain] inofd_watch_path(p): %s",
+				inofd_strerror(wd));
+			goto done;
+		}
+		g->wd = wd;
+		g->dir = r->p;
+		r->p->plain = r->nregs++;
+	}
+	r->regs[0].tree = true;
+	r->regs[0].dir = r->root;
+	absp(r, r->root, r->regs[0].path, sizeof(r->regs[0].path));
+	if (r->rootmode == 1) {
+		char pp[PATH_MAX];
+		int pfd;
+
+		fmt_path(pp, sizeof(pp), "%s/p", r->base);
+		pfd = open(pp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0)
+			die(pp);
+		wd = inofd_watch_tree(r->in, pfd, r->root->name, r->mask, 0,
+				      &r->regs[0].tag);
+		close(pfd);
+		note(r, "watch_tree dirfd(p) %s   # wd %d", r->root->name, wd);
+	} else if (r->rootmode == 2) {
+		if (chdir(r->base))
+			die("chdir");
+		wd = inofd_watch_tree(r->in, AT_FDCWD, r->regs[0].path +
+				      strlen(r->base) + 1, r->mask, 0,
+				      &r->regs[0].tag);
+		if (chdir("/"))
+			die("chdir /");
+		note(r, "cd BASE; watch_tree p/%s; cd /   # wd %d",
+		     r->root->name, wd);
+	} else {
+		wd = inofd_watch_tree(r->in, AT_FDCWD, r->regs[0].path, r->mask,
+				      0, &r->regs[0].tag);
+		note(r, "watch_tree BASE/p/%s   # wd %d", r->root->name, wd);
+	}
+	if (wd < 0) {
+		diverge(r, "[api] inofd_watch_tree: %s", inofd_strerror(wd));
+		goto done;
+	}
+	r->regs[0].wd = wd;
+	check(r, "after watch_tree");
+
+	while (!r->failed && r->op < r->nops) {
+		bool batch = rnd(&r->g, 2);
+
+		if (is_disabled("batch"))
+			batch = false;
+		else if (is_disabled("interleave"))
+			batch = true;
+		int len = 1 + rnd(&r->g, batch ? 16 : 8);
+
+		note(r, "# step: %d op(s), %s", len,
+		     batch ? "one read at the end" : "read after each");
+		for (i = 0; i < len && r->op < r->nops && !r->failed; i++) {
+			random_op(r);
+			r->op++;
+			if (!batch && !r->failed)
+				read_some(r);
+		}
+		if (!r->failed)
+			check(r, "quiescent");
+	}
+	if (r->failed)
+		goto done;
+
+	/* the end: every registration goes, each with one IN_IGNORED */
+	if (endmode) {
+		rel(r->root, b, sizeof(b));
+		note(r, "rm -r %s   # the whole tree", b);
+		remove_tree(r, r->root);
+		r->root = NULL;
+	} else {
+		ret = inofd_unwatch(r->in, r->regs[0].wd);
+		note(r, "unwatch %d   # the tree", r->regs[0].wd);
+		if (ret < 0)
+			diverge(r, "[api] inofd_unwatch(tree): %s",
+				inofd_strerror(ret));
+	}
+	r->regs[0].ended = true;
+	for (i = 1; i < r->nregs && !r->failed; i++) {
+		struct reg *g = &r->regs[i];
+
+		if (g->ended)
+			continue;
+		ret = inofd_unwatch(r->in, g->wd);
+		note(r, "unwatch %d   # plain watch, reg %d", g->wd, i);
+		g->ended = true;
+		if (g->dir)
+			g->dir->plain = -1;
+		g->dir = NULL;
+		if (ret < 0)
+			diverge(r, "[plain] inofd_unwatch(%d): %s", g->wd,
+				inofd_strerror(ret));
+	}
+	if (!r->failed)
+		check(r, "after the end");
+	if (!r->failed && (ret = inofd_watch_count(r->in)) != 0)
+		diverge(r, "[count] inofd_watch_count() is %d after every registration ended",
+			ret);
+
+done:
+	if (r->failed) {
+		printf("FAIL seed %llu (%s): after op %d of %d: %s\n",
+		       (unsigned long long)seed, bname, r->op, r->nops, r->why);
+		printf("  replay: make oracle ORACLE_SEED=%llu ORACLE_OPS=%d   (or oracle -s %llu -n %d -B %s -v)\n",
+		       (unsigned long long)seed, r->nops,
+		       (unsigned long long)seed, r->nops, bname);
+		printf("  BASE=%s; errors reported %d, rescans %d\n", r->base,
+		       r->errors, r->rescans);
+		for (i = 0; i < r->nlog; i++)
+			printf("    %s\n", r->log[i]);
+	} else {
+		printf("ok seed %llu (%s): %d ops, %d errors, %d rescans%s\n",
+		       (unsigned long long)seed, bname, r->nops, r->errors,
+		       r->rescans, r->ntolerated ? ", divergences tolerated (-x)" : "");
+	}
+	fflush(stdout);
+	ret = r->failed;
+	cleanup(r);
+	free(r);
+	return ret;
+}
+
+/* ------------------------------------------------------------ main */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SECONDS] [-n OPS]\n"
+		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct conf cf = { .nops = 200 };
+	unsigned long long first = 1, cnt = 20, s, seeds = 0, fails = 0;
+	const char *be = "auto";
+	double secs = 0, t0;
+	bool one = false;
+	int c;
+
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:")) != -1) {
+		switch (c) {
+		case 's':
+			first = strtoull(optarg, NULL, 0);
+			cnt = 1;
+			one = true;
+			break;
+		case 'c':
+			cnt = strtoull(optarg, NULL, 0);
+			break;
+		case 'S':
+			first = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			cf.nops = atoi(optarg);
+			break;
+		case 'B':
+			be = optarg;
+			break;
+		case 'q':
+			cf.qset = atol(optarg);
+			break;
+		case 'T':
+			secs = atof(optarg);
+			break;
+		case 'v':
+			cf.verbose = true;
+			break;
+		case 'k':
+			break;
+		case 'x':
+			tolerate = optarg;
+			break;
+		case 'D':
+			disabled = optarg;
+			for (c = 0; c < OP_N; c++)
+				if (is_disabled(opname[c]))
+					weight[c] = 0;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || cf.nops < 0 ||
+	    (strcmp(be, "auto") && strcmp(be, "kernel") &&
+	     strcmp(be, "procfd") && strcmp(be, "both")))
+		usage();
+	/* the soak run of the guest gives a time instead of a count */
+	if (!one && !secs && getenv("STRESS_SECONDS"))
+		secs = atof(getenv("STRESS_SECONDS"));
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	t0 = now();
+	for (s = first; secs ? now() - t0 < secs : s < first + cnt; s++) {
+		if (!strcmp(be, "kernel") || !strcmp(be, "both"))
+			fails += run_seed(s, INOFD_FORCE_KERNEL, "kernel", &cf);
+		if (!strcmp(be, "procfd") || !strcmp(be, "both"))
+			fails += run_seed(s, INOFD_FORCE_PROCFD, "procfd", &cf);
+		if (!strcmp(be, "auto"))
+			fails += run_seed(s, 0, "auto", &cf);
+		seeds++;
+	}
+	printf("oracle: %llu seed(s) x %d ops, backend %s: %llu failing run(s)\n",
+	       seeds, cf.nops, be, fails);
+	for (c = 0; c < 32 && kinds[c].kind[0]; c++)
+		printf("oracle:   %-16s %lu%s\n", kinds[c].kind, kinds[c].n,
+		       tolerated(kinds[c].kind) ? " (tolerated)" : "");
+	return fails ? 1 : 0;
+}
