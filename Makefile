@@ -323,9 +323,9 @@ harness-check:
 # guest suite on the default kernel and again on the debug kernel (KASAN,
 # lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
 ifeq ($(DEBUG),1)
-check: need harness-check unit watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check
+check: need harness-check unit oracle watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check
 else
-check: need harness-check unit watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check series-check
+check: need harness-check unit oracle watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check series-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
 
