@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fd_bind: a watch by fd ends when the superblock shuts down, not when
+ * the mount the fd came through goes away.
+ *
+ * Phase "bind": a tmpfs mounted at A, bound at B and at C.  A file and
+ * the root directory are watched through descriptors opened under B and
+ * closed at once.  Then:
+ *   umount B (the mount the watches came through)  -> no event
+ *   write A/file, create A/new                      -> the events come
+ *   umount A (the original mount)                   -> no event
+ *   write C/file, unlink C/new                      -> the events come
+ *   umount C (the last mount)                       -> per watch exactly
+ *     IN_UNMOUNT (| IN_ISDIR for the directory) then IN_IGNORED, once,
+ *     and nothing after; INOTIFY_IGNORE on either wd then gives EINVAL.
+ * Phase "detach": the last mount detached (MNT_DETACH) while a file on it
+ * is still open: no event until that file is closed; its close gives
+ * IN_CLOSE_WRITE, then IN_UNMOUNT and IN_IGNORED.
+ *
+ * Each expectation is the exact list of events per watch.  Root only (it
+ * mounts).  Exit 0 pass, 1 fail, 4 skip (not root, or no INOTIFY_WATCH
+ * and REQUIRE_INOTIFY_WATCH unset).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+/*
+ * <linux/inotify.h> includes <linux/fcntl.h>, whose struct flock clashes
+ * with glibc's <fcntl.h>; glibc has the O_* constants it needs.
+ */
+#define _LINUX_FCNTL_H
+#include <linux/inotify.h>
+
+#define MAXEV 64
+
+struct ev {
+	int wd;
+	unsigned int mask;
+	char name[32];
+};
+
+static int failed;
+static char base[256];
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stdout, "FAIL fd_bind: ");
+	vfprintf(stdout, fmt, ap);
+	fprintf(stdout, ": %s\n", strerror(errno));
+	va_end(ap);
+	exit(1);
+}
+
+static const char *at(const char *rel)
+{
+	static char buf[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
+	return buf[i];
+}
+
+/* the rest of the argument struct stays zero, whatever its layout */
+static int watch_fd(int ifd, int fd, unsigned int mask)
+{
+	struct inotify_watch_args args = { .fd = fd, .mask = mask };
+
+	return ioctl(ifd, INOTIFY_WATCH, &args);
+}
+
+/* watch @path through a descriptor closed right after */
+static int watch_closed(int ifd, const char *path, int flags,
+			unsigned int mask)
+{
+	int fd = open(path, flags | O_CLOEXEC), wd;
+
+	if (fd < 0)
+		die("open %s", path);
+	wd = watch_fd(ifd, fd, mask);
+	if (wd < 0)
+		die("INOTIFY_WATCH %s", path);
+	close(fd);
+	return wd;
+}
+
+/*
+ * Everything queued on @ifd: read until it stays empty for @ms (the
+ * operations are synchronous; the wait is there so that a late event
+ * cannot go unseen).
+ */
+static int collect(int ifd, struct ev *out, int max, int ms)
+{
+	union {
+		struct inotify_event e;
+		char buf[4096];
+	} u;
+	struct pollfd p = { .fd = ifd, .events = POLLIN };
+	int n = 0;
+
+	while (poll(&p, 1, ms) > 0) {
+		ssize_t len = read(ifd, u.buf, sizeof(u.buf));
+		char *q;
+
+		if (len <= 0)
+			die("read");
+		for (q = u.buf; q < u.buf + len;) {
+			struct inotify_event *e = (struct inotify_event *)q;
+
+			if (n < max) {
+				out[n].wd = e->wd;
+				out[n].mask = e->mask;
+				snprintf(out[n].name, sizeof(out[n].name), "%s",
+					 e->len ? e->name : "");
+			}
+			n++;
+			q += sizeof(*e) + e->len;
+		}
+	}
+	return n;
+}
+
+static const char *label(int wd, const int *wds, const char *const *names,
+			 int nw)
+{
+	int i;
+
+	for (i = 0; i < nw; i++)
+		if (wds[i] == wd)
+			return names[i];
+	return "?";
+}
+
+/*
+ * Check one step: for every watch, the events it got must be exactly
+ * @exp's events for it, in order; no event for any other wd.  The order
+ * between watches is the kernel's inode list order, so it is not checked.
+ */
+static void expect(int ifd, const char *step, const int *wds,
+		   const char *const *names, int nw, const struct ev *exp,
+		   int nexp)
+{
+	struct ev got[MAXEV];
+	int n = collect(ifd, got, MAXEV, 200), i, w, bad = 0;
+
+	if (n > MAXEV) {
+		printf("FAIL %s: %d events, more than %d\n", step, n, MAXEV);
+		failed++;
+		return;
+	}
+	for (w = 0; w < nw; w++) {
+		int gi = 0, ei = 0;
+
+		for (;;) {
+			while (gi < n && got[gi].wd != wds[w])
+				gi++;
+			while (ei < nexp && exp[ei].wd != wds[w])
+				ei++;
+			if (gi == n || ei == nexp)
+				break;
+			if (got[gi].mask != exp[ei].mask ||
+			    strcmp(got[gi].name, exp[ei].name))
+				bad = 1;
+			gi++;
+			ei++;
+		}
+		while (gi < n && got[gi].wd != wds[w])
+			gi++;
+		while (ei < nexp && exp[ei].wd != wds[w])
+			ei++;
+		if (gi != n || ei != nexp)
+			bad = 1;
+	}
+	for (i = 0; i < n; i++) {
+		for (w = 0; w < nw && got[i].wd != wds[w]; w++)
+			;
+		if (w == nw)
+			bad = 1;
+	}
+	printf("%-4s %-50s %d event(s)\n", bad ? "FAIL" : "ok", step, n);
+	if (bad) {
+		failed++;
+		for (i = 0; i < nexp; i++)
+			printf("     expected %-5s mask=0x%08x name=%s\n",
+			       label(exp[i].wd, wds, names, nw), exp[i].mask,
+			       exp[i].name);
+		for (i = 0; i < n; i++)
+			printf("     got      %-5s mask=0x%08x name=%s\n",
+			       label(got[i].wd, wds, names, nw), got[i].mask,
+			       got[i].name);
+	}
+}
+
+static void check(const char *what, int ok)
+{
+	printf("%-4s %s\n", ok ? "ok" : "FAIL", what);
+	if (!ok)
+		failed++;
+}
+
+static void write_file(const char *path, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
+
+	if (fd < 0 || write(fd, "x\n", 2) != 2)
+		die("write %s", path);
+	close(fd);
+}
+
+static void xmount(const char *src, const char *dst, const char *type,
+		   unsigned long flags)
+{
+	if (mount(src, dst, type, flags, NULL))
+		die("mount %s on %s", src, dst);
+}
+
+static void xumount(const char *dst, int flags)
+{
+	if (umount2(dst, flags))
+		die("umount %s", dst);
+}
+
+static void phase_bind(void)
+{
+	const unsigned int fmask = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE |
+				   IN_DELETE_SELF;
+	const unsigned int dmask = IN_CREATE | IN_DELETE;
+	const char *const names[] = { "file", "dir" };
+	int ifd, wds[2], wf, wr, ign;
+
+	mkdir(at("A"), 0755);
+	mkdir(at("B"), 0755);
+	mkdir(at("C"), 0755);
+	xmount("fd_bind", at("A"), "tmpfs", 0);
+	write_file(at("A/file"), O_CREAT);
+	xmount(at("A"), at("B"), NULL, MS_BIND);
+	xmount(at("A"), at("C"), NULL, MS_BIND);
+
+	ifd = syscall(SYS_inotify_init1, IN_NONBLOCK | IN_CLOEXEC);
+	if (ifd < 0)
+		die("inotify_init1");
+	wf = watch_closed(ifd, at("B/file"), O_PATH, fmask);
+	wr = watch_closed(ifd, at("B"), O_RDONLY | O_DIRECTORY, dmask);
+	wds[0] = wf;
+	wds[1] = wr;
+	expect(ifd, "bind: watches made through B", wds, names, 2, NULL, 0);
+
+	xumount(at("B"), 0);
+	expect(ifd, "bind: umount B (the watches' mount)", wds, names, 2,
+	       NULL, 0);
+
+	write_file(at("A/file"), O_APPEND);
+	write_file(at("A/new"), O_CREAT);
+	{
+		const struct ev exp[] = {
+			{ wf, IN_MODIFY, "" }, { wf, IN_CLOSE_WRITE, "" },
+			{ wr, IN_CREATE, "new" },
+		};
+		expect(ifd, "bind: write A/file, create A/new", wds, names, 2,
+		       exp, 3);
+	}
+
+	xumount(at("A"), 0);
+	expect(ifd, "bind: umount A (the original mount)", wds, names, 2,
+	       NULL, 0);
+
+	write_file(at("C/file"), O_APPEND);
+	if (unlink(at("C/new")))
+		die("unlink C/new");
+	{
+		const struct ev exp[] = {
+			{ wf, IN_MODIFY, "" }, { wf, IN_CLOSE_WRITE, "" },
+			{ wr, IN_DELETE, "new" },
+		};
+		expect(ifd, "bind: write C/file, unlink C/new", wds, names, 2,
+		       exp, 3);
+	}
+
+	xumount(at("C"), 0);
+	{
+		const struct ev exp[] = {
+			{ wf, IN_UNMOUNT, "" }, { wf, IN_IGNORED, "" },
+			{ wr, IN_UNMOUNT | IN_ISDIR, "" }, { wr, IN_IGNORED, "" },
+		};
+		expect(ifd, "bind: umount C (the last mount)", wds, names, 2,
+		       exp, 4);
+	}
+	ign = wf;
+	check("bind: INOTIFY_IGNORE on the ended file watch -> EINVAL",
+	      ioctl(ifd, INOTIFY_IGNORE, &ign) < 0 && errno == EINVAL);
+	ign = wr;
+	check("bind: INOTIFY_IGNORE on the ended dir watch -> EINVAL",
+	      ioctl(ifd, INOTIFY_IGNORE, &ign) < 0 && errno == EINVAL);
+	expect(ifd, "bind: nothing more", wds, names, 2, NULL, 0);
+	close(ifd);
+}
+
+static void phase_detach(void)
+{
+	const char *const names[] = { "file" };
+	int ifd, wds[1], keep;
+
+	mkdir(at("D"), 0755);
+	xmount("fd_bind", at("D"), "tmpfs", 0);
+	write_file(at("D/file"), O_CREAT);
+
+	ifd = syscall(SYS_inotify_init1, IN_NONBLOCK | IN_CLOEXEC);
+	if (ifd < 0)
+		die("inotify_init1");
+	wds[0] = watch_closed(ifd, at("D/file"), O_RDONLY,
+			      IN_MODIFY | IN_CLOSE_WRITE);
+	keep = open(at("D/file"), O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (keep < 0)
+		die("open D/file");
+	/* the watch's own open and close: IN_CLOSE_NOWRITE is not asked */
+	expect(ifd, "detach: watch made, D/file held open", wds, names, 1,
+	       NULL, 0);
+
+	xumount(at("D"), MNT_DETACH);
+	expect(ifd, "detach: umount -l D, a file still open", wds, names, 1,
+	       NULL, 0);
+
+	if (write(keep, "y\n", 2) != 2)
+		die("write");
+	{
+		const struct ev exp[] = { { wds[0], IN_MODIFY, "" } };
+
+		expect(ifd, "detach: write through the open file", wds, names,
+		       1, exp, 1);
+	}
+
+	close(keep);
+	{
+		const struct ev exp[] = {
+			{ wds[0], IN_CLOSE_WRITE, "" },
+			{ wds[0], IN_UNMOUNT, "" },
+			{ wds[0], IN_IGNORED, "" },
+		};
+		expect(ifd, "detach: close the last open file", wds, names, 1,
+		       exp, 3);
+	}
+	close(ifd);
+}
+
+int main(void)
+{
+	const char *req = getenv("REQUIRE_INOTIFY_WATCH");
+	const char *tmp = getenv("TMPDIR");
+	int ifd;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ifd = syscall(SYS_inotify_init1, IN_CLOEXEC);
+	if (ifd < 0)
+		die("inotify_init1");
+	if (watch_fd(ifd, -1, IN_MODIFY) < 0 && errno == ENOTTY) {
+		if (req && !strcmp(req, "1")) {
+			printf("FAIL fd_bind: INOTIFY_WATCH is not supported "
+			       "(ENOTTY), but REQUIRE_INOTIFY_WATCH=1\n");
+			return 1;
+		}
+		printf("skip fd_bind: INOTIFY_WATCH is not supported\n");
+		return 4;
+	}
+	close(ifd);
+	if (geteuid() != 0) {
+		printf("skip fd_bind: needs root (it mounts)\n");
+		return 4;
+	}
+	snprintf(base, sizeof(base), "%s/fd_bind.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(base))
+		die("mkdtemp");
+
+	phase_bind();
+	phase_detach();
+
+	rmdir(at("A"));
+	rmdir(at("B"));
+	rmdir(at("C"));
+	rmdir(at("D"));
+	rmdir(base);
+	printf("fd_bind: %s\n", failed ? "FAIL" : "PASS");
+	return failed ? 1 : 0;
+}
