@@ -19,7 +19,7 @@
 #endif
 
 /* the uapi promises one layout for 32- and 64-bit tasks */
-_Static_assert(sizeof(struct inotify_watch_args) == 32,
+_Static_assert(sizeof(struct inotify_watch_args) == 16,
 	       "struct inotify_watch_args layout");
 
 int kern_watch(int ifd, int fd, uint32_t mask)
