@@ -184,7 +184,7 @@ static const struct watch_row watch_rows[] = {
 	{ "pipe write end (pipefs)", FD_PIPE_W, IN_MODIFY, 0, EINVAL, ANY },
 	{ "unix socket (sockfs)", FD_SOCKET, IN_MODIFY, 0, EINVAL, ANY },
 	{ "socketpair end (sockfs)", FD_SOCKETPAIR, IN_MODIFY, 0, EINVAL, ANY },
-	{ "/proc/self/ns/net (nsfs)", FD_NSFS, IN_ACCESS, 0, EINVAL, ANY },
+	{ "/proc/self/ns/mnt (nsfs)", FD_NSFS, IN_ACCESS, 0, EINVAL, ANY },
 	{ "IN_UNMOUNT alone on a pipe (pipefs)", FD_PIPE, IN_UNMOUNT, 0, EINVAL, ANY },
 	/* the access policy, pinned both ways */
 	{ "O_PATH to a mode 0000 file", FD_OPATH_000, IN_MODIFY, 0, EACCES, USER_ONLY },
@@ -254,7 +254,7 @@ static int make_fd(enum fd_kind kind, int ifd, int *extra)
 			return -2;
 		*extra = p[1];
 		return p[0];
-	case FD_NSFS: return open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	case FD_NSFS: return open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	case FD_MEMFD: return syscall(SYS_memfd_create, "fd_badinput", 1u);
 	case FD_TMPFILE: return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	case FD_OPATH_SYMLINK:

@@ -149,7 +149,7 @@ static void make_pool(void)
 	sigemptyset(&ss);
 	add_nouser(signalfd(-1, &ss, SFD_CLOEXEC), "signalfd");
 	add_nouser(syscall(SYS_inotify_init1, IN_CLOEXEC), "inotify");
-	add_nouser(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), "nsfs");
+	add_nouser(open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), "nsfs");
 	add(syscall(SYS_memfd_create, "fz", 1u), "memfd");
 	add(open(".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), "O_TMPFILE");
 	add(open("/dev/null", O_RDWR | O_CLOEXEC), "/dev/null");
