@@ -279,8 +279,9 @@ static void *rand_ptr(size_t want, const void *src, unsigned int *mapped)
 	case 1:
 		return (void *)(uintptr_t)(1 + rnd() % 4096);
 	case 2:
+		/* above the task's address space (a 32-bit task's ends below 4G) */
 		return (void *)(uintptr_t)(sizeof(void *) == 8 ?
-			0xffff880000000000ull : 0xc0000000ul);	/* kernel */
+			0xffff880000000000ull : 0xfffff000ul);
 	case 3:
 		return page + 4096;			/* PROT_NONE */
 	case 4: {
@@ -311,6 +312,20 @@ static const char *rname(uint64_t set)
 				      n ? "|" : "",
 				      e ? (strerrorname_np(e) ?: "?") : "ok");
 	return buf;
+}
+
+/* the inode of @fd is watched by the instance (maybe through stdin) */
+static void mark_watched(int fd)
+{
+	struct stat st, o;
+	int i;
+
+	if (fstat(fd, &st))
+		return;
+	for (i = 0; i < npool; i++)
+		if (fstat(pool[i], &o) == 0 && o.st_dev == st.st_dev &&
+		    o.st_ino == st.st_ino)
+			watched[pool_ino[i]] = 1;
 }
 
 static void one(int ifd, const char *kind)
@@ -406,9 +421,8 @@ static void one(int ifd, const char *kind)
 		failed++;
 	}
 	/* a watch made: IN_MASK_CREATE on it may give EEXIST from now on */
-	if (r >= 1 && _IOC_NR(cmd) == 1 && _IOC_TYPE(cmd) == 'I' &&
-	    pool_index(a.fd) >= 0)
-		watched[pool_ino[pool_index(a.fd)]] = 1;
+	if (r >= 1 && _IOC_NR(cmd) == 1 && _IOC_TYPE(cmd) == 'I')
+		mark_watched(a.fd);
 }
 
 static int new_instance(int *kind)
