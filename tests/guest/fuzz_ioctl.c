@@ -318,8 +318,12 @@ static const char *rname(uint64_t set)
 static void mark_watched(int fd)
 {
 	struct stat st, o;
-	int i;
+	int i = pool_index(fd);
 
+	if (i >= 0) {
+		watched[pool_ino[i]] = 1;
+		return;
+	}
 	if (fstat(fd, &st))
 		return;
 	for (i = 0; i < npool; i++)
