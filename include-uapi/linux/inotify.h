@@ -97,15 +97,18 @@ struct inotify_event {
  * @fd:		file descriptor of the object to watch
  * @mask:	events and flags, as the mask of inotify_add_watch(2)
  * @flags:	must be zero
- * @reserved:	must be zero
  *
- * The layout is the same for 32-bit and 64-bit tasks.
+ * The layout is the same for 32-bit and 64-bit tasks.  The struct may
+ * grow: the size is part of the ioctl command, a kernel accepts a larger
+ * struct whose fields unknown to it are zero, and a newer kernel reads
+ * an older, smaller one as if the missing fields were zero.
  */
 struct inotify_watch_args {
 	__s32		fd;
 	__u32		mask;
-	__u32		flags;
-	__u32		reserved[5];
+	__u64		flags;
 };
+
+#define INOTIFY_WATCH_ARGS_SIZE_VER0	16	/* sizeof first published struct */
 
 #endif /* _UAPI_LINUX_INOTIFY_H */

@@ -16,8 +16,12 @@
 #include "kernel.h"
 
 #ifndef INOTIFY_WATCH
-#error "need the uapi <linux/inotify.h> with INOTIFY_WATCH (-I include-uapi)"
+#error "need the uapi <linux/inotify.h> with INOTIFY_WATCH (src/uapi)"
 #endif
+
+/* the uapi promises one layout for 32- and 64-bit tasks */
+_Static_assert(sizeof(struct inotify_watch_args) == INOTIFY_WATCH_ARGS_SIZE_VER0,
+	       "struct inotify_watch_args layout");
 
 int inofd__kern_watch(int ifd, int fd, uint32_t mask)
 {

@@ -84,6 +84,7 @@ static const char *ename(int e)
 	case ENOENT: return "ENOENT";
 	case ENOTTY: return "ENOTTY";
 	case EAGAIN: return "EAGAIN";
+	case E2BIG: return "E2BIG";
 	case ESPIPE: return "ESPIPE";
 	}
 	snprintf(buf, sizeof(buf), "errno %d", e);
@@ -127,7 +128,8 @@ enum fd_kind {
 	FD_DIR, FD_FILE, FD_OPATH_FILE, FD_OPATH_DIR, FD_NEG, FD_CLOSED,
 	FD_HUGE, FD_EVENTFD, FD_EPOLL, FD_TIMERFD, FD_SIGNALFD, FD_INOTIFY,
 	FD_SELF, FD_OPATH_000, FD_RDONLY_000, FD_WRONLY_200, FD_PIPE,
-	FD_SOCKET,
+	FD_PIPE_W, FD_SOCKET, FD_SOCKETPAIR, FD_NSFS, FD_MEMFD, FD_TMPFILE,
+	FD_OPATH_SYMLINK, FD_DEVNULL,
 };
 
 enum who { ANY, USER_ONLY };
@@ -136,51 +138,69 @@ struct watch_row {
 	const char *name;
 	enum fd_kind fd;
 	unsigned int mask;
-	unsigned int flags;
-	int reserved;		/* 1-based index of a reserved word set to 1 */
+	unsigned long long flags;
 	int expect;		/* errno, or 0 for success */
 	enum who who;		/* USER_ONLY: root bypasses the check */
 };
 
+/* the errno table of INOTIFY_WATCH (include-uapi/linux/inotify.h, v2) */
 static const struct watch_row watch_rows[] = {
-	{ "negative fd", FD_NEG, IN_MODIFY, 0, 0, EBADF, ANY },
-	{ "closed fd", FD_CLOSED, IN_MODIFY, 0, 0, EBADF, ANY },
-	{ "fd INT_MAX", FD_HUGE, IN_MODIFY, 0, 0, EBADF, ANY },
-	{ "flags = 1", FD_DIR, IN_MODIFY, 1, 0, EINVAL, ANY },
-	{ "flags = 0x80000000", FD_DIR, IN_MODIFY, 0x80000000, 0, EINVAL, ANY },
-	{ "reserved[0] = 1", FD_DIR, IN_MODIFY, 0, 1, EINVAL, ANY },
-	{ "reserved[1] = 1", FD_DIR, IN_MODIFY, 0, 2, EINVAL, ANY },
-	{ "reserved[2] = 1", FD_DIR, IN_MODIFY, 0, 3, EINVAL, ANY },
-	{ "reserved[3] = 1", FD_DIR, IN_MODIFY, 0, 4, EINVAL, ANY },
-	{ "reserved[4] = 1", FD_DIR, IN_MODIFY, 0, 5, EINVAL, ANY },
-	{ "empty mask", FD_DIR, 0, 0, 0, EINVAL, ANY },
-	{ "flags but no event", FD_DIR, IN_ONLYDIR | IN_ONESHOT, 0, 0, EINVAL, ANY },
-	{ "unknown bit 0x1000", FD_DIR, IN_MODIFY | 0x1000, 0, 0, EINVAL, ANY },
-	{ "unknown bit 0x08000000", FD_DIR, IN_MODIFY | 0x08000000, 0, 0, EINVAL, ANY },
-	{ "unknown bit 0x00010000", FD_DIR, IN_MODIFY | 0x00010000, 0, 0, EINVAL, ANY },
-	{ "output bit IN_ISDIR", FD_DIR, IN_MODIFY | IN_ISDIR, 0, 0, EINVAL, ANY },
-	{ "output bit IN_UNMOUNT", FD_DIR, IN_MODIFY | IN_UNMOUNT, 0, 0, EINVAL, ANY },
-	{ "output bit IN_Q_OVERFLOW", FD_DIR, IN_MODIFY | IN_Q_OVERFLOW, 0, 0, EINVAL, ANY },
-	{ "output bit IN_IGNORED", FD_DIR, IN_MODIFY | IN_IGNORED, 0, 0, EINVAL, ANY },
+	{ "negative fd", FD_NEG, IN_MODIFY, 0, EBADF, ANY },
+	{ "closed fd", FD_CLOSED, IN_MODIFY, 0, EBADF, ANY },
+	{ "fd INT_MAX", FD_HUGE, IN_MODIFY, 0, EBADF, ANY },
+	{ "flags = 1", FD_DIR, IN_MODIFY, 1, EINVAL, ANY },
+	{ "flags = 1 << 31", FD_DIR, IN_MODIFY, 1ULL << 31, EINVAL, ANY },
+	{ "flags = 1 << 32", FD_DIR, IN_MODIFY, 1ULL << 32, EINVAL, ANY },
+	{ "flags = 1 << 63", FD_DIR, IN_MODIFY, 1ULL << 63, EINVAL, ANY },
+	{ "empty mask", FD_DIR, 0, 0, EINVAL, ANY },
+	{ "flags but no event", FD_DIR, IN_ONLYDIR | IN_ONESHOT, 0, EINVAL, ANY },
+	{ "IN_EXCL_UNLINK alone (no IN_MASK_ADD)", FD_DIR, IN_EXCL_UNLINK, 0, EINVAL, ANY },
+	{ "unknown bit 0x1000", FD_DIR, IN_MODIFY | 0x1000, 0, EINVAL, ANY },
+	{ "unknown bit 0x08000000", FD_DIR, IN_MODIFY | 0x08000000, 0, EINVAL, ANY },
+	{ "unknown bit 0x00010000", FD_DIR, IN_MODIFY | 0x00010000, 0, EINVAL, ANY },
+	{ "output bit IN_ISDIR", FD_DIR, IN_MODIFY | IN_ISDIR, 0, EINVAL, ANY },
+	{ "output bit IN_Q_OVERFLOW", FD_DIR, IN_MODIFY | IN_Q_OVERFLOW, 0, EINVAL, ANY },
+	{ "output bit IN_IGNORED", FD_DIR, IN_MODIFY | IN_IGNORED, 0, EINVAL, ANY },
+	{ "IN_DONT_FOLLOW on a file", FD_FILE, IN_MODIFY | IN_DONT_FOLLOW, 0, EINVAL, ANY },
+	{ "IN_DONT_FOLLOW on an O_PATH symlink", FD_OPATH_SYMLINK,
+	  IN_ATTRIB | IN_DONT_FOLLOW, 0, EINVAL, ANY },
+	{ "IN_DONT_FOLLOW | IN_MASK_ADD, no event", FD_DIR,
+	  IN_DONT_FOLLOW | IN_MASK_ADD, 0, EINVAL, ANY },
 	{ "IN_MASK_ADD | IN_MASK_CREATE", FD_DIR,
-	  IN_MODIFY | IN_MASK_ADD | IN_MASK_CREATE, 0, 0, EINVAL, ANY },
-	{ "IN_ONLYDIR on a file", FD_FILE, IN_MODIFY | IN_ONLYDIR, 0, 0, ENOTDIR, ANY },
+	  IN_MODIFY | IN_MASK_ADD | IN_MASK_CREATE, 0, EINVAL, ANY },
+	{ "IN_MASK_ADD | IN_MASK_CREATE, no event", FD_DIR,
+	  IN_MASK_ADD | IN_MASK_CREATE, 0, EINVAL, ANY },
+	{ "IN_ONLYDIR on a file", FD_FILE, IN_MODIFY | IN_ONLYDIR, 0, ENOTDIR, ANY },
 	{ "IN_ONLYDIR on an O_PATH file", FD_OPATH_FILE, IN_MODIFY | IN_ONLYDIR,
-	  0, 0, ENOTDIR, ANY },
-	{ "eventfd (anon inode)", FD_EVENTFD, IN_ACCESS, 0, 0, EINVAL, ANY },
-	{ "epoll (anon inode)", FD_EPOLL, IN_ACCESS, 0, 0, EINVAL, ANY },
-	{ "timerfd (anon inode)", FD_TIMERFD, IN_ACCESS, 0, 0, EINVAL, ANY },
-	{ "signalfd (anon inode)", FD_SIGNALFD, IN_ACCESS, 0, 0, EINVAL, ANY },
-	{ "another inotify (anon inode)", FD_INOTIFY, IN_ACCESS, 0, 0, EINVAL, ANY },
-	{ "the instance itself (anon inode)", FD_SELF, IN_ACCESS, 0, 0, EINVAL, ANY },
-	{ "O_PATH to a mode 0000 file", FD_OPATH_000, IN_MODIFY, 0, 0, EACCES, USER_ONLY },
-	{ "O_WRONLY to a mode 0200 file", FD_WRONLY_200, IN_MODIFY, 0, 0, EACCES, USER_ONLY },
+	  0, ENOTDIR, ANY },
+	/* kernel-internal (SB_NOUSER) filesystems */
+	{ "eventfd (anon inode)", FD_EVENTFD, IN_ACCESS, 0, EINVAL, ANY },
+	{ "epoll (anon inode)", FD_EPOLL, IN_ACCESS, 0, EINVAL, ANY },
+	{ "timerfd (anon inode)", FD_TIMERFD, IN_ACCESS, 0, EINVAL, ANY },
+	{ "signalfd (anon inode)", FD_SIGNALFD, IN_ACCESS, 0, EINVAL, ANY },
+	{ "another inotify (anon inode)", FD_INOTIFY, IN_ACCESS, 0, EINVAL, ANY },
+	{ "the instance itself (anon inode)", FD_SELF, IN_ACCESS, 0, EINVAL, ANY },
+	{ "pipe read end (pipefs)", FD_PIPE, IN_MODIFY, 0, EINVAL, ANY },
+	{ "pipe write end (pipefs)", FD_PIPE_W, IN_MODIFY, 0, EINVAL, ANY },
+	{ "unix socket (sockfs)", FD_SOCKET, IN_MODIFY, 0, EINVAL, ANY },
+	{ "socketpair end (sockfs)", FD_SOCKETPAIR, IN_MODIFY, 0, EINVAL, ANY },
+	{ "/proc/self/ns/mnt (nsfs)", FD_NSFS, IN_ACCESS, 0, EINVAL, ANY },
+	{ "IN_UNMOUNT alone on a pipe (pipefs)", FD_PIPE, IN_UNMOUNT, 0, EINVAL, ANY },
+	/* the access policy, pinned both ways */
+	{ "O_PATH to a mode 0000 file", FD_OPATH_000, IN_MODIFY, 0, EACCES, USER_ONLY },
+	{ "O_WRONLY to a mode 0200 file", FD_WRONLY_200, IN_MODIFY, 0, EACCES, USER_ONLY },
+	{ "O_RDONLY file, mode 0000 since", FD_RDONLY_000, IN_MODIFY, 0, 0, ANY },
 	/* rows that must succeed, as a reference for the ones above */
-	{ "O_RDONLY file, mode 0000 since", FD_RDONLY_000, IN_MODIFY, 0, 0, 0, ANY },
-	{ "O_PATH directory", FD_OPATH_DIR, IN_CREATE | IN_ONLYDIR, 0, 0, 0, ANY },
-	{ "IN_DONT_FOLLOW on a file", FD_FILE, IN_MODIFY | IN_DONT_FOLLOW, 0, 0, 0, ANY },
-	{ "pipe", FD_PIPE, IN_MODIFY, 0, 0, 0, ANY },
-	{ "socket", FD_SOCKET, IN_MODIFY, 0, 0, 0, ANY },
+	{ "O_PATH directory", FD_OPATH_DIR, IN_CREATE | IN_ONLYDIR, 0, 0, ANY },
+	{ "IN_UNMOUNT alone", FD_DIR, IN_UNMOUNT, 0, 0, ANY },
+	{ "IN_UNMOUNT with an event", FD_DIR, IN_UNMOUNT | IN_CREATE, 0, 0, ANY },
+	{ "IN_MASK_ADD | IN_EXCL_UNLINK, no event (new)", FD_DIR,
+	  IN_MASK_ADD | IN_EXCL_UNLINK, 0, 0, ANY },
+	{ "IN_MASK_ADD alone (new)", FD_OPATH_DIR, IN_MASK_ADD, 0, 0, ANY },
+	{ "O_PATH | O_NOFOLLOW symlink", FD_OPATH_SYMLINK, IN_ATTRIB, 0, 0, ANY },
+	{ "memfd (shmem)", FD_MEMFD, IN_MODIFY, 0, 0, ANY },
+	{ "O_TMPFILE file", FD_TMPFILE, IN_MODIFY, 0, 0, ANY },
+	{ "/dev/null (device node)", FD_DEVNULL, IN_ACCESS, 0, 0, ANY },
 };
 
 /* make the descriptor a row asks for; *extra gets a second fd to close */
@@ -188,6 +208,7 @@ static int make_fd(enum fd_kind kind, int ifd, int *extra)
 {
 	sigset_t set;
 	int fd, p[2];
+	char path[300];
 
 	*extra = -1;
 	switch (kind) {
@@ -221,8 +242,25 @@ static int make_fd(enum fd_kind kind, int ifd, int *extra)
 			return -2;
 		*extra = p[1];
 		return p[0];
+	case FD_PIPE_W:
+		if (pipe2(p, O_CLOEXEC))
+			return -2;
+		*extra = p[0];
+		return p[1];
 	case FD_SOCKET:
 		return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	case FD_SOCKETPAIR:
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p))
+			return -2;
+		*extra = p[1];
+		return p[0];
+	case FD_NSFS: return open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	case FD_MEMFD: return syscall(SYS_memfd_create, "fd_badinput", 1u);
+	case FD_TMPFILE: return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	case FD_OPATH_SYMLINK:
+		snprintf(path, sizeof(path), "%s/link", dir);
+		return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	case FD_DEVNULL: return open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
 	return -2;
 }
@@ -252,8 +290,6 @@ static void watch_table(void)
 		args.fd = fd;
 		args.mask = r->mask;
 		args.flags = r->flags;
-		if (r->reserved)
-			args.reserved[r->reserved - 1] = 1;
 		got = res(ioctl(ifd, INOTIFY_WATCH, &args));
 		row("WATCH", r->name, r->expect, got);
 
@@ -272,7 +308,7 @@ static void watch_misc(void)
 {
 	struct inotify_watch_args args = { .mask = IN_CREATE };
 	long pagesz = sysconf(_SC_PAGESIZE);
-	int ifd, fd;
+	int ifd, fd, wd, first;
 	char *page;
 
 	ifd = sys_init1(IN_CLOEXEC);
@@ -294,17 +330,105 @@ static void watch_misc(void)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	args.fd = fd;
 	args.mask = IN_CREATE | IN_MASK_CREATE;
-	row("WATCH", "IN_MASK_CREATE, new watch", 0,
-	    res(ioctl(ifd, INOTIFY_WATCH, &args)));
+	first = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	row("WATCH", "IN_MASK_CREATE, new watch", 0, first);
 	row("WATCH", "IN_MASK_CREATE, existing watch", EEXIST,
 	    res(ioctl(ifd, INOTIFY_WATCH, &args)));
 	row("add_watch", "IN_MASK_CREATE, existing fd watch", EEXIST,
 	    res(sys_add(ifd, dir, IN_CREATE | IN_MASK_CREATE)));
 
+	/* a flag-only update with IN_MASK_ADD keeps the watch, both ways */
+	args.mask = IN_MASK_ADD | IN_EXCL_UNLINK;
+	wd = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	row("WATCH", "IN_MASK_ADD flag-only update: same wd", 0,
+	    wd < 0 ? wd : wd == first ? 0 : -EINVAL);
+	row("add_watch", "IN_MASK_ADD flag-only update: same wd", 0,
+	    res(sys_add(ifd, dir, IN_MASK_ADD | IN_ONESHOT)) == first ?
+	    0 : -EINVAL);
+
 	/* the ioctls are inotify's: other files do not know them */
 	args.mask = IN_CREATE;
 	row("WATCH", "ioctl on a directory fd", ENOTTY,
 	    res(ioctl(fd, INOTIFY_WATCH, &args)));
+	close(fd);
+	close(ifd);
+}
+
+/* INOTIFY_WATCH with an argument of @size bytes */
+static int watch_sized(int ifd, const void *arg, unsigned int size)
+{
+	return res(ioctl(ifd, _IOC(_IOC_WRITE, 'I', 1, size), arg));
+}
+
+/*
+ * The argument is size-versioned: the size is in the command, below the
+ * first version is EINVAL, a larger struct is accepted with a zero tail
+ * and refused with E2BIG otherwise.
+ */
+static void size_rows(void)
+{
+	struct {
+		struct inotify_watch_args a;
+		unsigned char tail[48];
+	} big;
+	long pagesz = sysconf(_SC_PAGESIZE);
+	int ifd, fd, wd;
+	char *page;
+
+	row("size", "sizeof(struct inotify_watch_args) == 16", 0,
+	    sizeof(struct inotify_watch_args) == 16 &&
+	    INOTIFY_WATCH_ARGS_SIZE_VER0 == 16 ? 0 : -EINVAL);
+	row("size", "INOTIFY_WATCH encodes size 16", 0,
+	    _IOC_SIZE(INOTIFY_WATCH) == 16 ? 0 : -EINVAL);
+	ifd = sys_init1(IN_CLOEXEC);
+	fd = open(dir, O_PATH | O_CLOEXEC);
+	memset(&big, 0, sizeof(big));
+	big.a.fd = fd;
+	big.a.mask = IN_CREATE;
+	row("size", "size 0", EINVAL, watch_sized(ifd, &big, 0));
+	row("size", "size 4 (fd only)", EINVAL, watch_sized(ifd, &big, 4));
+	row("size", "size 8 (no flags)", EINVAL, watch_sized(ifd, &big, 8));
+	row("size", "size 15", EINVAL, watch_sized(ifd, &big, 15));
+	wd = watch_sized(ifd, &big, 16);
+	row("size", "size 16 (VER0)", 0, wd);
+	row("size", "size 24, zero tail: same wd", 0,
+	    watch_sized(ifd, &big, 24) == wd ? 0 : -EINVAL);
+	row("size", "size 64, zero tail: same wd", 0,
+	    watch_sized(ifd, &big, sizeof(big)) == wd ? 0 : -EINVAL);
+	big.tail[0] = 1;
+	row("size", "size 24, tail byte 16 set", E2BIG,
+	    watch_sized(ifd, &big, 24));
+	big.tail[0] = 0;
+	big.tail[sizeof(big.tail) - 1] = 0x80;
+	row("size", "size 64, last byte set", E2BIG,
+	    watch_sized(ifd, &big, sizeof(big)));
+	row("size", "size 63, last byte set but not passed", 0,
+	    watch_sized(ifd, &big, sizeof(big) - 1));
+	big.tail[sizeof(big.tail) - 1] = 0;
+	big.a.flags = 1;
+	row("size", "size 64, flags = 1", EINVAL,
+	    watch_sized(ifd, &big, sizeof(big)));
+	big.a.flags = 0;
+	row("size", "size 16383 (largest), tail beyond the buffer", EFAULT,
+	    res(ioctl(ifd, _IOC(_IOC_WRITE, 'I', 1, _IOC_SIZEMASK),
+		      (void *)-4096L)));
+	page = mmap(NULL, 2 * pagesz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page != MAP_FAILED) {
+		munmap(page + pagesz, pagesz);
+		memcpy(page + pagesz - 16, &big.a, 16);
+		row("size", "size 16 at the end of a page", 0,
+		    watch_sized(ifd, page + pagesz - 16, 16));
+		row("size", "size 24, tail in an unmapped page", EFAULT,
+		    watch_sized(ifd, page + pagesz - 16, 24));
+		munmap(page, pagesz);
+	}
+	row("size", "_IOWR('I', 1, 16) is not INOTIFY_WATCH", ENOTTY,
+	    res(ioctl(ifd, _IOC(_IOC_READ | _IOC_WRITE, 'I', 1, 16), &big)));
+	row("size", "_IOR('I', 1, 16) is not INOTIFY_WATCH", ENOTTY,
+	    res(ioctl(ifd, _IOC(_IOC_READ, 'I', 1, 16), &big)));
+	row("size", "_IO('I', 1) is not INOTIFY_WATCH", ENOTTY,
+	    res(ioctl(ifd, _IOC(_IOC_NONE, 'I', 1, 0), &big)));
 	close(fd);
 	close(ifd);
 }
@@ -541,6 +665,13 @@ static void stock_rows(void)
 	    res(sys_add(ifd, dir, IN_CREATE | IN_ISDIR)));
 	row("add_watch", "flags only still accepted", 0,
 	    res(sys_add(ifd, dir, IN_ONLYDIR)));
+	/* the rules INOTIFY_WATCH follows, or departs from, by path */
+	row("add_watch", "IN_UNMOUNT alone accepted", 0,
+	    res(sys_add(ifd, dir, IN_UNMOUNT)));
+	row("add_watch", "IN_MASK_ADD flag-only update accepted", 0,
+	    res(sys_add(ifd, dir, IN_MASK_ADD | IN_EXCL_UNLINK)));
+	row("add_watch", "IN_DONT_FOLLOW accepted by path", 0,
+	    res(sys_add(ifd, dir, IN_CREATE | IN_DONT_FOLLOW)));
 	if (is_root)
 		skip_row("add_watch", "mode 0000 file", "(root bypasses the check)");
 	else
@@ -607,6 +738,11 @@ int main(void)
 	make_file(file_rw, 0644);
 	make_file(file_000, 0);
 	make_file(file_200, 0200);
+	snprintf(cmd, sizeof(cmd), "%s/link", dir);
+	if (symlink("rw", cmd)) {
+		perror("symlink");
+		return 1;
+	}
 
 	printf("fd_badinput: running as uid %d\n", (int)geteuid());
 	stock_rows();
@@ -615,6 +751,7 @@ int main(void)
 	if (have) {
 		watch_table();
 		watch_misc();
+		size_rows();
 		watch_limit();
 		ignore_rows();
 		device_rows();

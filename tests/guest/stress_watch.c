@@ -113,7 +113,7 @@ static uint32_t rmask(struct rnd *r)
 {
 	static const uint32_t extra[] = {
 		0, 0, 0, IN_ONLYDIR, IN_MASK_ADD, IN_MASK_CREATE, IN_ONESHOT,
-		IN_EXCL_UNLINK, IN_DONT_FOLLOW,
+		IN_EXCL_UNLINK, IN_UNMOUNT,
 	};
 	uint32_t m = (rnd(r) & IN_ALL_EVENTS) | IN_CREATE;
 
