@@ -175,7 +175,7 @@ BENCH_SH   := $(wildcard tests/bench/*.sh)
 BENCH_BINS := $(patsubst tests/bench/%.c,$(GB)/root/bench/%,$(BENCH_C))
 
 # Every guest test may use libinofd; static linking takes only what is used.
-$(GB)/root/tests/%: tests/guest/%.c libinotify/libinofd.a
+$(GB)/root/tests/%: tests/guest/%.c $(wildcard tests/guest/*.h) libinotify/libinofd.a
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
 
@@ -183,7 +183,7 @@ $(GB)/root/tests/%: tests/guest/%.c libinotify/libinofd.a
 M32_CFLAGS := -m32 -idirafter /usr/include/x86_64-linux-gnu
 $(GB)/root/tests/lib_oracle: tests/oracle/oracle.c
 
-$(GB)/root/tests/%_m32: tests/guest/%.c
+$(GB)/root/tests/%_m32: tests/guest/%.c $(wildcard tests/guest/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $(M32_CFLAGS) $< -o $@ -lpthread
 
