@@ -267,7 +267,7 @@ build/host/bench_notify: tests/bench/bench_notify.c tests/bench/bench.h
 # A longer run of the stress and fuzz tests than CI's bounds (SOAK seconds
 # for each; DEBUG=1 for KASAN, lockdep, kmemleak and UBSAN), then the
 # oracle on the host for ORACLE_SOAK_SEEDS seeds (in the guest lib_oracle
-# runs seeds for SOAK seconds once its tests.list line is enabled).
+# runs seeds for SOAK seconds: it reads STRESS_SECONDS).
 SOAK ?= 600
 soak: need kernel initramfs
 	@QEMU_TIMEOUT=$$(( $(SOAK) * 15 + 1200 )) scripts/run-guest.sh check \
