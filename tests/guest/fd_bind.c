@@ -170,31 +170,16 @@ static void phase_detach(void)
 
 int main(void)
 {
-	const char *req = getenv("REQUIRE_INOTIFY_WATCH");
-	const char *tmp = getenv("TMPDIR");
-	int ifd;
+	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ifd = syscall(SYS_inotify_init1, IN_CLOEXEC);
-	if (ifd < 0)
-		die("inotify_init1");
-	if (watch_fd(ifd, -1, IN_MODIFY) < 0 && errno == ENOTTY) {
-		if (req && !strcmp(req, "1")) {
-			printf("FAIL fd_bind: INOTIFY_WATCH is not supported "
-			       "(ENOTTY), but REQUIRE_INOTIFY_WATCH=1\n");
-			return 1;
-		}
-		printf("skip fd_bind: INOTIFY_WATCH is not supported\n");
-		return 4;
-	}
-	close(ifd);
+	rc = fdtest_probe();
+	if (rc)
+		return rc;
 	if (geteuid() != 0) {
 		printf("skip fd_bind: needs root (it mounts)\n");
 		return 4;
 	}
-	snprintf(base, sizeof(base), "%s/fd_bind.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(base))
-		die("mkdtemp");
+	fdtest_mkbase();
 
 	phase_bind();
 	phase_detach();

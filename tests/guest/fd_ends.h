@@ -13,6 +13,10 @@
 #error "define TEST_NAME before including fd_ends.h"
 #endif
 
+#include <poll.h>
+#include <sys/mount.h>
+#include "fdtest.h"
+
 #define MAXEV 64
 
 struct ev {
@@ -20,39 +24,6 @@ struct ev {
 	unsigned int mask;
 	char name[32];
 };
-
-static int failed;
-static char base[256];
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stdout, "FAIL " TEST_NAME ": ");
-	vfprintf(stdout, fmt, ap);
-	fprintf(stdout, ": %s\n", strerror(errno));
-	va_end(ap);
-	exit(1);
-}
-
-static const char *at(const char *rel)
-{
-	static char buf[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
-	return buf[i];
-}
-
-/* the rest of the argument struct stays zero, whatever its layout */
-static int watch_fd(int ifd, int fd, unsigned int mask)
-{
-	struct inotify_watch_args args = { .fd = fd, .mask = mask };
-
-	return ioctl(ifd, INOTIFY_WATCH, &args);
-}
 
 /* watch @path through a descriptor closed right after */
 static int watch_closed(int ifd, const char *path, int flags,
@@ -174,13 +145,6 @@ static void expect(int ifd, const char *step, const int *wds,
 			       label(got[i].wd, wds, names, nw), got[i].mask,
 			       got[i].name);
 	}
-}
-
-static void check(const char *what, int ok)
-{
-	printf("%-4s %s\n", ok ? "ok" : "FAIL", what);
-	if (!ok)
-		failed++;
 }
 
 static void write_file(const char *path, int flags)

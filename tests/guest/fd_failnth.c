@@ -44,17 +44,12 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-/*
- * <linux/inotify.h> includes <linux/fcntl.h>, whose struct flock clashes
- * with glibc's <fcntl.h>; glibc has the O_* constants it needs.
- */
-#define _LINUX_FCNTL_H
-#include <linux/inotify.h>
+#define TEST_NAME "fd_failnth"
+#include "fdtest.h"
 
 #define MAXN		1000
 #define FAILSLAB	"/sys/kernel/debug/failslab"
 
-static int failed;
 static int nthfd = -1;
 static char file[300];
 
@@ -73,18 +68,6 @@ static struct knob knobs[] = {
 
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stdout, "FAIL fd_failnth: ");
-	vfprintf(stdout, fmt, ap);
-	fprintf(stdout, ": %s\n", strerror(errno));
-	va_end(ap);
-	exit(1);
-}
-
 static void fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -95,14 +78,6 @@ static void fail(const char *fmt, ...)
 	fprintf(stdout, "\n");
 	va_end(ap);
 	failed++;
-}
-
-/* the rest of the argument struct stays zero, whatever its layout */
-static int watch_fd(int ifd, int fd, unsigned int mask)
-{
-	struct inotify_watch_args args = { .fd = fd, .mask = mask };
-
-	return ioctl(ifd, INOTIFY_WATCH, &args);
 }
 
 static int knob_rw(const char *name, char *old, size_t size,
@@ -446,8 +421,6 @@ static void run_ignore(struct tally *t, int *overflows)
 
 int main(void)
 {
-	const char *req = getenv("REQUIRE_INOTIFY_WATCH");
-	const char *tmp = getenv("TMPDIR");
 	struct tally t[4] = {
 		{ "open(\"/dev/inotify\")", 0, 0, 0 },
 		{ "INOTIFY_WATCH (new watch)", 0, 0, 0 },
@@ -456,23 +429,12 @@ int main(void)
 	};
 	struct stat st;
 	unsigned int i;
-	int ifd, fd, overflows = 0;
+	const char *tmp = getenv("TMPDIR");
+	int rc, fd, overflows = 0;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ifd = syscall(SYS_inotify_init1, IN_CLOEXEC);
-	if (ifd < 0)
-		die("inotify_init1");
-	if (watch_fd(ifd, -1, IN_MODIFY) < 0 && errno == ENOTTY) {
-		if (req && !strcmp(req, "1")) {
-			printf("FAIL fd_failnth: INOTIFY_WATCH is not "
-			       "supported (ENOTTY), but "
-			       "REQUIRE_INOTIFY_WATCH=1\n");
-			return 1;
-		}
-		printf("skip fd_failnth: INOTIFY_WATCH is not supported\n");
-		return 4;
-	}
-	close(ifd);
+	rc = fdtest_probe();
+	if (rc)
+		return rc;
 
 	nthfd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	if (nthfd < 0) {

@@ -328,31 +328,16 @@ static void scenario_shared(void)
 
 int main(void)
 {
-	const char *req = getenv("REQUIRE_INOTIFY_WATCH");
-	const char *tmp = getenv("TMPDIR");
-	int ifd;
+	int rc;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ifd = syscall(SYS_inotify_init1, IN_CLOEXEC);
-	if (ifd < 0)
-		die("inotify_init1");
-	if (watch_fd(ifd, -1, IN_MODIFY) < 0 && errno == ENOTTY) {
-		if (req && !strcmp(req, "1")) {
-			printf("FAIL fd_mntns: INOTIFY_WATCH is not supported "
-			       "(ENOTTY), but REQUIRE_INOTIFY_WATCH=1\n");
-			return 1;
-		}
-		printf("skip fd_mntns: INOTIFY_WATCH is not supported\n");
-		return 4;
-	}
-	close(ifd);
+	rc = fdtest_probe();
+	if (rc)
+		return rc;
 	if (geteuid() != 0) {
 		printf("skip fd_mntns: needs root (it mounts)\n");
 		return 4;
 	}
-	snprintf(base, sizeof(base), "%s/fd_mntns.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(base))
-		die("mkdtemp");
+	fdtest_mkbase();
 
 	scenario_child_watch();
 	scenario_ns_exit();

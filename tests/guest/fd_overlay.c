@@ -39,12 +39,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-/*
- * <linux/inotify.h> includes <linux/fcntl.h>, whose struct flock clashes
- * with glibc's <fcntl.h>; glibc has the O_* constants it needs.
- */
-#define _LINUX_FCNTL_H
-#include <linux/inotify.h>
+#define TEST_NAME "fd_overlay"
+#include "fdtest.h"
 
 #define NW	4
 #define MAXEV	256
@@ -64,45 +60,6 @@ static const char *const wpath[NW] = { "merged", "merged/file",
 static const int wflags[NW] = { O_PATH, O_RDONLY, O_RDONLY | O_DIRECTORY,
 				O_PATH };
 
-static int failed;
-static char base[256];
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stdout, "FAIL fd_overlay: ");
-	vfprintf(stdout, fmt, ap);
-	fprintf(stdout, ": %s\n", strerror(errno));
-	va_end(ap);
-	exit(1);
-}
-
-static const char *at(const char *rel)
-{
-	static char buf[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
-	return buf[i];
-}
-
-static void check(const char *what, int ok)
-{
-	printf("%-4s %s\n", ok ? "ok" : "FAIL", what);
-	if (!ok)
-		failed++;
-}
-
-/* the rest of the argument struct stays zero, whatever its layout */
-static int watch_fd(int ifd, int fd, unsigned int mask)
-{
-	struct inotify_watch_args args = { .fd = fd, .mask = mask };
-
-	return ioctl(ifd, INOTIFY_WATCH, &args);
-}
 
 static int drain(int ifd, struct ev *out, int max)
 {
@@ -267,36 +224,19 @@ static void script(void)
 
 int main(void)
 {
-	const char *req = getenv("REQUIRE_INOTIFY_WATCH");
-	const char *tmp = getenv("TMPDIR");
 	static struct ev s[2][MAXEV];
 	char ino[2][NW][64], opts[1200], a[128], b[128];
-	int ifd[2], wds[2][NW], n[2], i, bad = 0, nw[2];
+	int ifd[2], wds[2][NW], n[2], i, bad = 0, nw[2], rc;
 	struct stat st_merged, st;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ifd[0] = syscall(SYS_inotify_init1, IN_CLOEXEC);
-	if (ifd[0] < 0)
-		die("inotify_init1");
-	if (watch_fd(ifd[0], -1, IN_MODIFY) < 0 && errno == ENOTTY) {
-		if (req && !strcmp(req, "1")) {
-			printf("FAIL fd_overlay: INOTIFY_WATCH is not "
-			       "supported (ENOTTY), but "
-			       "REQUIRE_INOTIFY_WATCH=1\n");
-			return 1;
-		}
-		printf("skip fd_overlay: INOTIFY_WATCH is not supported\n");
-		return 4;
-	}
-	close(ifd[0]);
+	rc = fdtest_probe();
+	if (rc)
+		return rc;
 	if (geteuid() != 0) {
 		printf("skip fd_overlay: needs root (it mounts)\n");
 		return 4;
 	}
-	snprintf(base, sizeof(base), "%s/fd_overlay.XXXXXX",
-		 tmp ? tmp : "/tmp");
-	if (!mkdtemp(base))
-		die("mkdtemp");
+	fdtest_mkbase();
 
 	/* the layers on a tmpfs of their own */
 	xmkdir(at("layers"));

@@ -49,47 +49,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-/*
- * <linux/inotify.h> includes <linux/fcntl.h>, whose struct flock clashes
- * with glibc's <fcntl.h>; glibc has the O_* constants it needs.
- */
-#define _LINUX_FCNTL_H
-#include <linux/inotify.h>
+#define TEST_NAME "fd_userns"
+#include "fdtest.h"
 
 #define NOBODY	65534
 
-static int failed, passed;
-static char base[256];
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stdout, "FAIL fd_userns: ");
-	vfprintf(stdout, fmt, ap);
-	fprintf(stdout, ": %s\n", strerror(errno));
-	va_end(ap);
-	exit(1);
-}
-
-static const char *at(const char *rel)
-{
-	static char buf[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
-	return buf[i];
-}
-
-/* the rest of the argument struct stays zero, whatever its layout */
-static int watch_fd(int ifd, int fd, unsigned int mask)
-{
-	struct inotify_watch_args args = { .fd = fd, .mask = mask };
-
-	return ioctl(ifd, INOTIFY_WATCH, &args);
-}
 
 static int res(long ret)
 {
@@ -119,15 +83,6 @@ static void row(const char *group, const char *name, int expect, int got)
 
 	printf("%-4s %-6s %-52s expected %-8s got %s\n", ok ? "ok" : "FAIL",
 	       group, name, ename(expect), ename(got < 0 ? -got : 0));
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
-static void check(const char *what, int ok)
-{
-	printf("%-4s %s\n", ok ? "ok" : "FAIL", what);
 	if (ok)
 		passed++;
 	else
@@ -338,34 +293,21 @@ static int user_main(int held)
 
 int main(void)
 {
-	const char *req = getenv("REQUIRE_INOTIFY_WATCH");
-	const char *tmp = getenv("TMPDIR");
-	int ifd, held, status;
+	int rc, held, status;
 	pid_t pid;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ifd = syscall(SYS_inotify_init1, IN_CLOEXEC);
-	if (ifd < 0)
-		die("inotify_init1");
-	if (watch_fd(ifd, -1, IN_MODIFY) < 0 && errno == ENOTTY) {
-		if (req && !strcmp(req, "1")) {
-			printf("FAIL fd_userns: INOTIFY_WATCH is not supported "
-			       "(ENOTTY), but REQUIRE_INOTIFY_WATCH=1\n");
-			return 1;
-		}
-		printf("skip fd_userns: INOTIFY_WATCH is not supported\n");
-		return 4;
-	}
-	close(ifd);
+	rc = fdtest_probe();
+	if (rc)
+		return rc;
 	if (geteuid() != 0) {
 		printf("FAIL fd_userns: run it as root: root makes the "
 		       "fixtures, the checks run as uid %d\n", NOBODY);
 		return 1;
 	}
 
-	snprintf(base, sizeof(base), "%s/fd_userns.XXXXXX", tmp ? tmp : "/tmp");
-	if (!mkdtemp(base) || chmod(base, 0755))
-		die("mkdtemp");
+	fdtest_mkbase();
+	if (chmod(base, 0755))
+		die("chmod %s", base);
 	make_file(at("root_644"), 0644);
 	make_file(at("root_600"), 0600);
 	make_file(at("root_622"), 0622);

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What every C guest test of the kernel's watch by fd starts with: its
+ * name in messages, die(), paths below a private base directory, the
+ * INOTIFY_WATCH call with the rest of the argument zero, a pass/fail
+ * counter and the check that the kernel has INOTIFY_WATCH at all.
+ * Define TEST_NAME before including this file; everything is static, as
+ * each test is one translation unit.
+ */
+#ifndef FDTEST_H
+#define FDTEST_H
+
+#ifndef TEST_NAME
+#error "define TEST_NAME before including fdtest.h"
+#endif
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+/*
+ * <linux/inotify.h> includes <linux/fcntl.h>, whose struct flock clashes
+ * with glibc's <fcntl.h>; glibc has the O_* constants it needs.
+ */
+#define _LINUX_FCNTL_H
+#include <linux/inotify.h>
+
+static int failed;
+static int passed __attribute__((unused));
+static char base[256] __attribute__((unused));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stdout, "FAIL " TEST_NAME ": ");
+	vfprintf(stdout, fmt, ap);
+	fprintf(stdout, ": %s\n", strerror(errno));
+	va_end(ap);
+	exit(1);
+}
+
+/* @rel below base; four results may be in use at once */
+static inline const char *at(const char *rel)
+{
+	static char buf[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
+	return buf[i];
+}
+
+static inline void check(const char *what, int ok)
+{
+	printf("%-4s %s\n", ok ? "ok" : "FAIL", what);
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+/* the rest of the argument struct stays zero, whatever its layout */
+static inline int watch_fd(int ifd, int fd, unsigned int mask)
+{
+	struct inotify_watch_args args = { .fd = fd, .mask = mask };
+
+	return ioctl(ifd, INOTIFY_WATCH, &args);
+}
+
+/*
+ * 0 when the kernel has INOTIFY_WATCH; otherwise the exit status: 4
+ * (skip), or 1 when REQUIRE_INOTIFY_WATCH=1 says it must be there.
+ */
+static inline int fdtest_probe(void)
+{
+	const char *req = getenv("REQUIRE_INOTIFY_WATCH");
+	int ifd, ret, err;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ifd = syscall(SYS_inotify_init1, IN_CLOEXEC);
+	if (ifd < 0)
+		die("inotify_init1");
+	ret = watch_fd(ifd, -1, IN_MODIFY);
+	err = errno;
+	close(ifd);
+	if (ret >= 0 || err != ENOTTY)
+		return 0;
+	if (req && !strcmp(req, "1")) {
+		printf("FAIL " TEST_NAME ": INOTIFY_WATCH is not supported "
+		       "(ENOTTY), but REQUIRE_INOTIFY_WATCH=1\n");
+		return 1;
+	}
+	printf("skip " TEST_NAME ": INOTIFY_WATCH is not supported\n");
+	return 4;
+}
+
+/* base = $TMPDIR/TEST_NAME.XXXXXX, made */
+static inline void fdtest_mkbase(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(base, sizeof(base), "%s/" TEST_NAME ".XXXXXX",
+		 tmp ? tmp : "/tmp");
+	if (!mkdtemp(base))
+		die("mkdtemp");
+}
+
+#endif /* FDTEST_H */
