@@ -52,7 +52,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host soak bench-experiment bench-report harness-check watch-fd-check oracle \
+	bench-host soak oracle-guest bench-experiment bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check \
 	distclean FORCE
 
@@ -278,6 +278,15 @@ soak: need kernel initramfs
 		> $(B)/oracle-soak.log 2>&1 || rc=1; \
 	grep '^oracle:' $(B)/oracle-soak.log; \
 	echo "oracle soak log: $(B)/oracle-soak.log"; exit $$rc
+
+# The oracle in the guest at soak size: lib_oracle (both backends, root
+# with floods and uid 65534) for ORACLE_SOAK_SEEDS seeds x ORACLE_OPS ops
+# each, in one boot of the default kernel.
+oracle-guest: need kernel initramfs
+	@QEMU_TIMEOUT=$$(( $(ORACLE_SOAK_SEEDS) * $(ORACLE_OPS) / 5 + 1200 )) \
+		scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/oracle-guest.log \
+		inofd.tests=lib_oracle inofd.oracle=$(ORACLE_SOAK_SEEDS)x$(ORACLE_OPS); \
+	rc=$$?; grep -E '^# oracle:|^(not )?ok' $(GB)/oracle-guest.log; exit $$rc
 
 # An experimental kernel patch (experiments/*.patch) on top of the series,
 # benchmarked in its own worktree and build directory under $(CACHE)/exp.

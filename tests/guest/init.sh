@@ -4,7 +4,8 @@
 # /init of the test guest (busybox sh).  The kernel command line selects
 # what it does:
 #   inofd.mode=check   run /tests/tests.list (or inofd.tests=a,b,c), TAP out
-#                      (inofd.soak=SECONDS: stress and fuzz tests run that long)
+#                      (inofd.soak=SECONDS: stress and fuzz tests run that long;
+#                      inofd.oracle=SEEDSxOPS: lib_oracle runs that many)
 #   inofd.mode=demo    run /demo.sh, the examples/watch-fd story
 #   inofd.mode=shell   an interactive shell on the serial console
 #   inofd.mode=bench   run /bench/run.sh if present (inofd.bench=P1,P2:
@@ -27,12 +28,14 @@ echo "inofd: guest userspace up at $(cut -d' ' -f1 /proc/uptime)s"
 mode=check
 only=
 soak=
+oracle=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	inofd.mode=*) mode=${arg#inofd.mode=} ;;
 	inofd.tests=*) only=${arg#inofd.tests=} ;;
 	inofd.bench=*) export BENCH_ONLY=${arg#inofd.bench=} ;;
 	inofd.soak=*) soak=${arg#inofd.soak=} ;;
+	inofd.oracle=*) oracle=${arg#inofd.oracle=} ;;
 	esac
 done
 
@@ -116,6 +119,14 @@ while read -r name user tmo cmd; do
 	case "$name" in ''|'#'*) continue ;; esac
 	if [ -n "$only" ]; then
 		case ",$only," in *",$name,"*) ;; *) continue ;; esac
+	fi
+	# make oracle-guest: lib_oracle's seed and op counts from the command
+	# line, with a bound of 50 ms per op and backend on top of its own
+	if [ "$name" = lib_oracle ] && [ -n "$oracle" ]; then
+		oc=${oracle%x*}
+		oo=${oracle#*x}
+		cmd=$(echo "$cmd" | sed "s/-c [0-9]* -n [0-9]*/-c $oc -n $oo/")
+		tmo=$((tmo + oc * oo / 10))
 	fi
 	case "$user" in
 	both) echo "$name root $tmo $cmd" >> $runs
