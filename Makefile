@@ -70,6 +70,8 @@ help:
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
+	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
+	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
 	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3) and watch-fd; PREFIX=/usr/local DESTDIR="

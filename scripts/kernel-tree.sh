@@ -61,6 +61,9 @@ want=$( (cat "$series" 2>/dev/null; for p in "${patches[@]}"; do cat "$patchdir/
 have=$(cat "$ksrc/.series-stamp" 2>/dev/null || true)
 
 if [ "$want" = "$have" ] && git -C "$ksrc" diff --quiet HEAD; then
+	# series-build-check.sh leaves the tree detached only if it was killed
+	[ "$(git -C "$ksrc" symbolic-ref -q HEAD)" = refs/heads/work ] ||
+		git -C "$ksrc" checkout -q -f work
 	exit 0
 fi
 

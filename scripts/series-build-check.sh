@@ -1,18 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Check that every patch of the series builds on its own: apply the patches
-# one at a time onto pristine and build bzImage after each.
+# Check that every patch of the series builds on its own: check out the
+# series one commit at a time and build bzImage after each.
 #
 #   series-build-check.sh KSRC WORK CONFIG PATCHDIR
 #
-# KSRC is the cache tree made by kernel-tree.sh (its tag "pristine" is the
-# base); WORK is a directory of this script's own (a clone of KSRC and an
-# out-of-tree build); CONFIG is the .config to start from.  Builds after
-# the first are incremental.  A stamp holding the series hash skips the
-# whole check when the series has not changed since it last passed.
-# Progress (scripts/progress.sh): patch i/N and the objects built; the
-# first build expects as many objects as CONFIG's own build dir last had.
+# KSRC is the cache tree made by kernel-tree.sh: its branch "work" is
+# pristine plus the series, one commit per patch, and CONFIG's directory
+# is the default build of that branch.  The check builds in KSRC itself
+# (detached at patch i, then back on "work") into WORK/build, which starts
+# as a copy of the default build: every build, the first included, is then
+# incremental (kbuild rebuilds what patches i+1..N touched and what their
+# Kconfig symbols reach), not a second build from scratch.  On any exit
+# the tree goes back to "work", and the files the series touches get their
+# old mtimes back, so the default build does not rebuild them; kernel-tree.sh
+# refuses a tree that is not on "work".  A stamp holding the series hash
+# skips the whole check when the series has not changed since it passed.
+# Progress (scripts/progress.sh): patch i/N and the objects built.
 set -euo pipefail
 
 ksrc=$1
@@ -31,40 +36,70 @@ if [ "$(cat "$work/.ok" 2>/dev/null)" = "$hash" ]; then
 fi
 rm -f "$work/.ok"
 
-tree=$work/linux
 build=$work/build
-if ! git -C "$tree" rev-parse -q --verify pristine >/dev/null 2>&1 ||
-   [ "$(git -C "$tree" rev-parse pristine)" != "$(git -C "$ksrc" rev-parse pristine)" ]; then
-	rm -rf "$tree" "$build"
-	mkdir -p "$work"
-	git clone -q --no-checkout "$ksrc" "$tree"
-	git -C "$tree" config user.name "inotify-fd build"
-	git -C "$tree" config user.email "build@inotify-fd.invalid"
-	git -C "$tree" checkout -q -f --detach pristine
-fi
-git -C "$tree" am --abort >/dev/null 2>&1 || true
-git -C "$tree" checkout -q -f --detach pristine
-git -C "$tree" clean -q -f -d
-mkdir -p "$build"
-est=$(cat "$(dirname "$config")/.inofd-objects" 2>/dev/null || echo 1500)
+defbuild=$(dirname "$config")
+tip=$(git -C "$ksrc" rev-parse -q --verify refs/heads/work) || die "$ksrc has no branch work"
+{ [ "$(git -C "$ksrc" symbolic-ref -q HEAD)" = refs/heads/work ] &&
+	git -C "$ksrc" diff --quiet HEAD; } ||
+	die "$ksrc is not a clean checkout of branch work: run 'make tree'"
+mapfile -t commits < <(git -C "$ksrc" rev-list --reverse pristine..work)
+[ ${#commits[@]} = ${#patches[@]} ] ||
+	die "$ksrc has ${#commits[@]} commits on pristine, patches/series ${#patches[@]}: run 'make tree'"
+
+# the mtimes of what the series touches, to put back at the end
+stamps=$work/mtimes
+mkdir -p "$work"
+git -C "$ksrc" diff --name-only pristine work | while read -r f; do
+	[ -e "$ksrc/$f" ] && printf '%s\t%s\n' "$(stat -c %y "$ksrc/$f")" "$f"
+done > "$stamps"
+restore() {
+	git -C "$ksrc" checkout -q -f work
+	while IFS=$'\t' read -r t f; do
+		touch -d "$t" "$ksrc/$f"
+	done < "$stamps"
+}
+trap restore EXIT
+
+rm -rf "$build" "$work/linux"
+cp -a "$defbuild" "$build"
+# objtool's build records its output directory in its .cmd and .d files:
+# point them at the copy (mtimes kept), or objtool is rebuilt, and with it
+# every object that objtool checked
+grep -rlIF "$defbuild/" "$build" | while read -r f; do
+	t=$(stat -c %y "$f")
+	sed -i "s#$defbuild/#$build/#g" "$f"
+	touch -d "$t" "$f"
+done
+est=$(cat "$defbuild/.inofd-objects" 2>/dev/null || echo 1500)
 
 i=0
 for p in "${patches[@]}"; do
+	c=${commits[$i]}
 	i=$((i + 1))
-	git -C "$tree" am -q --whitespace=nowarn "$(realpath "$patchdir/$p")" ||
-		die "patch $i ($p) does not apply"
+	subj=$(git mailinfo /dev/null /dev/null < "$patchdir/$p" | sed -n 's/^Subject: //p')
+	[ "$(git -C "$ksrc" log -1 --format=%s "$c")" = "$subj" ] ||
+		die "commit $i of $ksrc is not $p: run 'make tree'"
+	git -C "$ksrc" checkout -q -f --detach "$c"
+	# a patch that touches only documentation and selftests changes nothing
+	# that bzImage is built from (the selftest is built for the guest)
+	if ! git -C "$ksrc" diff --name-only "$c~" "$c" |
+		grep -qvE '^(Documentation/|tools/testing/selftests/|MAINTAINERS$)'; then
+		echo "series-build-check: patches 1-$i: $p touches only Documentation/, selftests or MAINTAINERS, no kernel build"
+		continue
+	fi
 	cp "$config" "$build/.config"
-	make -s -C "$tree" O="$build" ARCH=x86_64 olddefconfig >/dev/null
+	make -s -C "$ksrc" O="$build" ARCH=x86_64 olddefconfig >/dev/null
 	start=$(date +%s)
 	# warnings and errors are shown as they come; the log keeps all
 	"$(dirname "$0")/progress.sh" kbuild "series-check: patch $i/${#patches[@]}" \
 		"$build" "$est" "$build/log" -- \
-		make -C "$tree" O="$build" ARCH=x86_64 -j"$(nproc)" bzImage ||
+		make -C "$ksrc" O="$build" ARCH=x86_64 -j"$(nproc)" bzImage ||
 		die "the tree does not build with patches 1-$i ($p applied last; errors above)"
 	if grep -E 'warning:|error:' "$build/log" | grep -v '^make' >/dev/null; then
 		die "patch $i ($p): the build has warnings (above; all of it in $build/log)"
 	fi
 	echo "series-build-check: patches 1-$i build ($(( $(date +%s) - start ))s): $p"
 done
+[ "$(git -C "$ksrc" rev-parse HEAD)" = "$tip" ] || die "the last commit is not the tip of work"
 echo "$hash" > "$work/.ok"
 echo "series-build-check: each of the ${#patches[@]} patches built on its own"
