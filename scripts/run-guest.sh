@@ -70,9 +70,11 @@ mkdir -p "$(dirname "$log")"
 # Kernel reports that fail the run; also shown live whatever the mode.
 bad='WARNING:|BUG:|Oops|general protection fault|Kernel panic|KASAN:|UBSAN:|kmemleak:.*suspected|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked'
 start=$(date +%s.%N)
-# mawk reads a pipe in blocks unless -W interactive: the live view lagged
+# mawk reads a pipe in blocks unless -W interactive: the live view lagged.
+# (Not "awk -W version | grep -q mawk": with pipefail, grep's early exit
+# can kill awk with SIGPIPE, and the test failed under load.)
 live_awk=(awk)
-awk -W version 2>&1 | grep -q mawk && live_awk=(awk -W interactive)
+case "$(awk -W version 2>&1)" in *mawk*) live_awk=(awk -W interactive) ;; esac
 # make bench and make soak: a step counter with elapsed times
 progress='cat'
 case "$mode $*" in
