@@ -17,6 +17,8 @@ CLINES=${BENCH_CLINES:-100000}
 ROUNDS=${BENCH_ROUNDS:-5}
 NDIRS=${BENCH_NDIRS:-10000}
 NEV=${BENCH_NEV:-100000}
+SCALE=${BENCH_SCALE:-1000,10000,100000}
+SROUNDS=${BENCH_SROUNDS:-3}
 rc=0
 
 mkdir -p $W
@@ -114,7 +116,14 @@ tree_bench() {
 	rm -rf $tree $W/empty
 	return $r
 }
-step 1b.tree "recursive watch: libinofd vs inotifywait -r -m" tree_bench
+step 1b.tree "recursive watch: libinofd vs a bare walker vs inotifywait -r -m" tree_bench
+
+# 1b. Scale: inofd_watch_tree() and the bare walker on trees of 1,000 to
+# 100,000 directories (ROOT/gGGGGG/dDDD, made in tmpfs by bench_tree);
+# time and library heap per watch.  bench_tree raises max_user_watches.
+step 1b.scale "recursive watch at scale: $SCALE directories, time and heap per watch" \
+	$B/bench_tree scale $W/scale $SCALE $SROUNDS
+rm -rf $W/scale
 
 # 1d. Library overhead per event: the iterator on a tree against a raw
 # read() loop that builds the same full paths, at depth 0 and 8.
