@@ -56,6 +56,52 @@ static long getdents(struct inofd *in, int fd, void *buf)
 	return n < 0 ? -errno : n;
 }
 
+/* struct open_how of <linux/openat2.h> (that header clashes with fcntl.h) */
+struct how {
+	uint64_t	flags, mode, resolve;
+};
+#define RES_NO_XDEV	0x01
+
+/*
+ * Open entry name of dfd for listing.  ino: its d_ino, or 0.  Within the
+ * parent's mount (RESOLVE_NO_XDEV) a directory is taken to be on the
+ * parent's device with inode number d_ino, and needs no fstat(); a mount
+ * point, or no d_ino, gets one.  A guess that was wrong (a file system
+ * whose d_ino is not st_ino) shows when the directory is next opened by
+ * path, and open_checked() then asks the kernel (see there).
+ */
+static int open_dir(struct inofd *in, int dfd, const char *name, int flags,
+		    ino_t ino, const struct inofd__kw *pkw, struct stat *st)
+{
+	int fd = -1;
+
+	if (ino && !(flags & O_PATH) && !in->no_openat2) {
+		struct how h = { .flags = (uint64_t)flags, .resolve = RES_NO_XDEV };
+
+		fd = (int)syscall(SYS_openat2, dfd, name, &h, sizeof(h));
+		if (fd >= 0) {
+			memset(st, 0, sizeof(*st));
+			st->st_dev = pkw->dev;
+			st->st_ino = ino;
+			return fd;
+		}
+		if (errno == ENOSYS || errno == EPERM)
+			in->no_openat2 = true;
+		else if (errno != EXDEV)
+			return -errno;
+	}
+	fd = openat(dfd, name, flags);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
 void inofd__walk_hook(struct inofd *in,
 		      long (*fn)(int fd, void *buf, size_t len))
 {
@@ -152,7 +198,7 @@ static struct wctx ctx_of(const struct inofd__work *w)
  * watched already when it was opened) instead of becoming a step.
  */
 static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
-		     const char *name, const struct wctx *w,
+		     const char *name, ino_t ino, const struct wctx *w,
 		     int *lfd, struct inofd__mem **cm, bool *seen)
 {
 	struct inofd__reg *r = m->reg;
@@ -161,16 +207,13 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	struct stat st;
 	int cfd, wd, e;
 
-	cfd = openat(dfd, name, (lfd ? O_RDONLY : O_PATH) | O_DIRECTORY |
-		     O_NOFOLLOW | O_CLOEXEC);
+	cfd = open_dir(in, dfd, name, (lfd ? O_RDONLY : O_PATH) | O_DIRECTORY |
+		       O_NOFOLLOW | O_CLOEXEC,
+		       (r->tflags & INOFD_TREE_XDEV) ? 0 : ino, m->kw, &st);
 	if (cfd < 0) {
-		e = -errno;
+		e = cfd;
 		/* gone or replaced since it was seen: its events say so */
 		return (e == -ENOENT || e == -ENOTDIR || e == -ELOOP) ? 0 : e;
-	}
-	if (fstat(cfd, &st) < 0) {
-		e = -errno;
-		goto out;
 	}
 	e = 0;
 	if ((r->tflags & INOFD_TREE_XDEV) && st.st_dev != r->dev)
@@ -321,10 +364,27 @@ static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 		return (e == -ENOENT || e == -ENOTDIR || e == -ELOOP) ?
 			-ESTALE : e;
 	}
-	if (fstat(fd, stp2) < 0 || stp2->st_dev != m->kw->dev ||
-	    stp2->st_ino != m->kw->ino) {
+	if (fstat(fd, stp2) < 0) {
 		close(fd);
 		return -ESTALE;
+	}
+	if (stp2->st_dev != m->kw->dev || stp2->st_ino != m->kw->ino) {
+		/*
+		 * Another directory, or this one under an identity guessed
+		 * from d_ino that was wrong: the kernel knows.  Adding bits
+		 * the watch has already returns its wd for the same inode,
+		 * and a new one (removed again) for another.
+		 */
+		int wd = inofd__backend_add(in, fd, m->kw->kmask | IN_MASK_ADD);
+
+		if (wd != m->kw->wd) {
+			if (wd >= 0 && !inofd__kw_find(in, wd))
+				inofd__backend_rm(in, wd);
+			close(fd);
+			return -ESTALE;
+		}
+		m->kw->dev = stp2->st_dev;
+		m->kw->ino = stp2->st_ino;
 	}
 	return fd;
 }
@@ -553,6 +613,21 @@ static void resume(struct frame *f, const struct inofd__work *w,
 		f->whole = true;
 }
 
+/* Room for n levels of listing buffers (grown as a walk goes deeper). */
+static bool dents_room(struct inofd *in, unsigned int n)
+{
+	char *p;
+
+	if (n <= in->dents_levels)
+		return true;
+	p = realloc(in->dents, (size_t)n * DENTS_BUF);
+	if (!p)
+		return false;	/* deeper levels become steps */
+	in->dents = p;
+	in->dents_levels = n;
+	return true;
+}
+
 static bool budget_left(const struct inofd *in)
 {
 	return !in->walk_bounded || in->walk_left;
@@ -594,6 +669,9 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 	resume(&f[0], w, &st);
 	while (top >= 0) {
 		struct frame *t = &f[top];
+		/* grown here, before any name points into the buffers */
+		bool room = top + 1 < WALK_DEPTH &&
+			    dents_room(in, (unsigned int)top + 2);
 		char *buf = in->dents + (size_t)top * DENTS_BUF;
 		struct inofd__mem *c = NULL;
 		struct dirent64 *de;
@@ -645,8 +723,8 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		if (!isdir || excluded(r, nm) ||
 		    (r->max_depth && t->m->depth + 1 > r->max_depth))
 			continue;
-		descend = top + 1 < WALK_DEPTH && budget_left(in);
-		e = add_child(in, t->m, t->fd, nm, &t->cx,
+		descend = room && budget_left(in);
+		e = add_child(in, t->m, t->fd, nm, de->d_ino, &t->cx,
 			      descend ? &cfd : NULL, &c, &seen);
 		if (fatal(e)) {
 			int k;
@@ -709,7 +787,7 @@ static bool new_dir(struct inofd *in, struct inofd__reg *r,
 		return true;
 	}
 	cx = ctx_of(w);
-	e = add_child(in, m, pfd, w->name, &cx, NULL, NULL, NULL);
+	e = add_child(in, m, pfd, w->name, 0, &cx, NULL, NULL, NULL);
 	close(pfd);
 	if (e < 0)
 		inofd__error(in, m, w->name, e);
@@ -743,12 +821,9 @@ static void run_one(struct inofd *in, struct inofd__work *w)
 
 void inofd__walk_run(struct inofd *in, unsigned int budget)
 {
-	if (!in->dents) {
-		in->dents = malloc((size_t)WALK_DEPTH * DENTS_BUF);
-		if (!in->dents) {
-			in->rescan_due = true;
-			return;
-		}
+	if (!dents_room(in, 1)) {
+		in->rescan_due = true;
+		return;
 	}
 	in->walk_bounded = budget != 0;
 	in->walk_left = budget;
@@ -791,6 +866,7 @@ void inofd__walk_free(struct inofd *in)
 	in->wtail = NULL;
 	free(in->dents);
 	in->dents = NULL;
+	in->dents_levels = 0;
 }
 
 void inofd__tree_newdir(struct inofd *in, struct inofd__mem *m,

@@ -231,9 +231,11 @@ struct inofd {
 	struct inofd__work	*whead, *wtail;		/* walk steps */
 	struct inofd__work	*dhead, *dtail;		/* deferred steps */
 	char			*dents;		/* one listing buffer per level */
+	unsigned int		dents_levels;	/* levels dents has room for */
 	long			(*getdents)(int fd, void *buf, size_t len);
 	unsigned int		walk_left;	/* entries left this run */
 	bool			walk_bounded;
+	bool			no_openat2;	/* ENOSYS/EPERM once */
 	int			walk_job;		/* current initial walk */
 	int			walk_err;		/* its fatal error */
 	bool			crawl_due;

@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 
+#include <dirent.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -103,6 +104,49 @@ static void walk_getdents_error(void **state)
 	mkfile(P(f, "t/m/ok/x/probe"));
 	drain(f, 50);
 	assert_true(find(f, INOFD_EV_INOTIFY, IN_CREATE, "probe") >= 0);
+}
+
+/* getdents64 whose d_ino for entries named "g" is not the inode's */
+static long lying_getdents(int fd, void *buf, size_t len)
+{
+	long n = syscall(SYS_getdents64, fd, buf, len), off;
+
+	for (off = 0; off < n;) {
+		struct dirent64 *de = (void *)((char *)buf + off);
+
+		if (!strcmp(de->d_name, "g"))
+			de->d_ino += 1000000;
+		off += de->d_reclen;
+	}
+	return n;
+}
+
+/* A directory's identity guessed from a wrong d_ino is put right. */
+static void walk_wrong_d_ino(void **state)
+{
+	struct fx *f = *state;
+	struct stat st;
+
+	mkdirs(f, "t/g/h");
+	inofd__walk_hook(f->in, lying_getdents);
+	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, 0,
+				     NULL) >= 0);
+	assert_int_equal(inofd_watch_count(f->in), 3);
+	drain(f, 50);
+	f->n = 0;
+	/* a new directory in t/g is found by t/g's path, inode checked */
+	mkdirs(f, "t/g/new");
+	drain(f, 50);
+	assert_int_equal(inofd_watch_count(f->in), 4);
+	assert_int_equal(stat(P(f, "t/g"), &st), 0);
+	assert_true(inofd__kwd_of(f->in, st.st_dev, st.st_ino) >= 0);
+	f->n = 0;
+	mkfile(P(f, "t/g/new/probe"));
+	drain(f, 50);
+	assert_int_equal(count(f, INOFD_EV_RESCAN, 0, NULL), 0);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CREATE, "probe"), 1);
+	assert_string_equal(f->r[find(f, INOFD_EV_INOTIFY, IN_CREATE, "probe")].path,
+			    P(f, "t/g/new/probe"));
 }
 
 #define NBIG 3000
@@ -216,6 +260,7 @@ static void walk_large_dir_changed_restarts(void **state)
 
 DEFINE_TESTS(walk,
 	T(walk_getdents_error),
+	T(walk_wrong_d_ino),
 	T(walk_large_dir_resumes),
 	T(walk_large_dir_changed_restarts),
 )
