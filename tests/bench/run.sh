@@ -18,7 +18,8 @@ ROUNDS=${BENCH_ROUNDS:-5}
 NDIRS=${BENCH_NDIRS:-10000}
 NEV=${BENCH_NEV:-100000}
 SCALE=${BENCH_SCALE:-1000,10000,100000}
-SROUNDS=${BENCH_SROUNDS:-3}
+SROUNDS=${BENCH_SROUNDS:-5}
+TROUNDS=${BENCH_TROUNDS:-9}
 rc=0
 
 mkdir -p $W
@@ -111,7 +112,7 @@ tree_bench() {
 			done; done; done; done; done | xargs mkdir -p)
 	fi
 	echo "bench: tree has $(find $tree -type d | wc -l) directories"
-	$B/bench_tree $tree $W/empty $ROUNDS
+	$B/bench_tree $tree $W/empty $TROUNDS
 	r=$?
 	rm -rf $tree $W/empty
 	return $r
