@@ -736,14 +736,17 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 					close(f[top].fd);
 				break;
 			}
-			/* levels of a subtree that went, and this one, end */
 			for (k = 0; k <= top && frame_ok(in, r, &f[k]); k++)
 				;
-			for (; top >= k; top--)
-				close(f[top].fd);
-			if (top >= 0) {
+			if (k > top) {
+				/* this directory's listing ends there */
 				frame_close(in, r, &f[top]);
 				top--;
+			} else {
+				/* a subtree went: its levels end, those above
+				 * it go on */
+				for (; top >= k; top--)
+					close(f[top].fd);
 			}
 			continue;
 		}
