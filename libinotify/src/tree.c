@@ -218,7 +218,7 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	e = 0;
 	if ((r->tflags & INOFD_TREE_XDEV) && st.st_dev != r->dev)
 		goto out;
-	wd = inofd__backend_add(in, cfd, inofd__tree_kmask(r));
+	wd = inofd__backend_add_dir(in, cfd, inofd__tree_kmask(r));
 	if (wd < 0) {
 		e = wd == -ENOTDIR ? 0 : wd;
 		goto out;
@@ -375,7 +375,7 @@ static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 		 * the watch has already returns its wd for the same inode,
 		 * and a new one (removed again) for another.
 		 */
-		int wd = inofd__backend_add(in, fd, m->kw->kmask | IN_MASK_ADD);
+		int wd = inofd__backend_add_dir(in, fd, m->kw->kmask | IN_MASK_ADD);
 
 		if (wd != m->kw->wd) {
 			if (wd >= 0 && !inofd__kw_find(in, wd))
@@ -984,7 +984,7 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 		close(pfd);
 		goto out;
 	}
-	wd = inofd__backend_add(in, pfd, INOFD__PARENT_BITS | IN_MASK_ADD);
+	wd = inofd__backend_add_dir(in, pfd, INOFD__PARENT_BITS | IN_MASK_ADD);
 	close(pfd);
 	if (wd < 0)
 		goto out;
