@@ -519,21 +519,28 @@ static int64_t trusted_mtime(int fd)
 	return ts_ns(&now) - mt > MTIME_TRUST_NS ? mt : -1;
 }
 
-/* Is f's member still there (a failed subtree may have gone)? */
+/*
+ * Is f's member still there?  Only a fatal error in a subtree frees
+ * members during a listing: until one (*gone), all are.
+ */
 static bool frame_ok(struct inofd *in, struct inofd__reg *r,
-		     const struct frame *f)
+		     const struct frame *f, bool gone)
 {
-	struct inofd__kw *kw = inofd__kw_find(in, f->cx.wd);
+	struct inofd__kw *kw;
+
+	if (!gone)
+		return true;
+	kw = inofd__kw_find(in, f->cx.wd);
 
 	return kw && inofd__mem_of(kw, r) == f->m;
 }
 
 /* Close a level; count the events its open, listing and close make. */
 static void frame_close(struct inofd *in, struct inofd__reg *r,
-			struct frame *f)
+			struct frame *f, bool gone)
 {
 	close(f->fd);
-	if (!frame_ok(in, r, f))
+	if (!frame_ok(in, r, f, gone))
 		return;
 	if (f->seen)
 		f->m->kw->self_open++;
@@ -548,9 +555,9 @@ static void frame_close(struct inofd *in, struct inofd__reg *r,
 
 /* The budget is spent: the level becomes a step that resumes at pos. */
 static void frame_suspend(struct inofd *in, struct inofd__reg *r,
-			  struct frame *f)
+			  struct frame *f, bool gone)
 {
-	if (frame_ok(in, r, f)) {
+	if (frame_ok(in, r, f, gone)) {
 		if (inofd__work_push(in, &(struct inofd__step){
 				.kind = INOFD__W_LIST, .reg = r, .wd = f->cx.wd,
 				.name = NULL, .synth = f->cx.synth,
@@ -563,7 +570,7 @@ static void frame_suspend(struct inofd *in, struct inofd__reg *r,
 			in->wtail->restarts = f->restarts;
 		}
 	}
-	frame_close(in, r, f);
+	frame_close(in, r, f, gone);
 }
 
 /*
@@ -574,7 +581,7 @@ static void frame_suspend(struct inofd *in, struct inofd__reg *r,
  * becomes steps).
  */
 static void suspend(struct inofd *in, struct inofd__reg *r, struct frame *f,
-		    int *top)
+		    int *top, bool gone)
 {
 	for (; *top >= 0; (*top)--) {
 		struct frame *t = &f[*top];
@@ -583,7 +590,7 @@ static void suspend(struct inofd *in, struct inofd__reg *r, struct frame *f,
 			t->whole = true;
 		if (t->whole)
 			return;
-		frame_suspend(in, r, t);
+		frame_suspend(in, r, t, gone);
 	}
 }
 
@@ -638,6 +645,7 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		     struct inofd__mem *m, struct inofd__work *w)
 {
 	struct frame f[WALK_DEPTH];
+	bool gone = false;	/* a fatal error freed members */
 	struct stat st;
 	int top = 0, dfd, e;
 
@@ -683,7 +691,7 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 			long n;
 
 			if (!t->whole && !budget_left(in)) {
-				suspend(in, r, f, &top);
+				suspend(in, r, f, &top, gone);
 				continue;
 			}
 			n = getdents(in, t->fd, buf);
@@ -691,7 +699,7 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 			if (n < 0)
 				inofd__error(in, t->m, NULL, (int)n);
 			if (n <= 0) {
-				frame_close(in, r, t);
+				frame_close(in, r, t, gone);
 				top--;
 				continue;
 			}
@@ -736,11 +744,12 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 					close(f[top].fd);
 				break;
 			}
-			for (k = 0; k <= top && frame_ok(in, r, &f[k]); k++)
+			gone = true;
+			for (k = 0; k <= top && frame_ok(in, r, &f[k], gone); k++)
 				;
 			if (k > top) {
 				/* this directory's listing ends there */
-				frame_close(in, r, &f[top]);
+				frame_close(in, r, &f[top], gone);
 				top--;
 			} else {
 				/* a subtree went: its levels end, those above
