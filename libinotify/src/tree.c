@@ -40,8 +40,10 @@
 #define WALK_DEPTH	16	/* levels listed at once by one step */
 #define MAX_TRIES	3
 #define MAX_RESTARTS	2	/* then a directory is listed in one go */
-#define MTIME_TRUST_NS	2000000000LL	/* older than this: no change since
-					 * can share its timestamp */
+#ifndef INOFD__MTIME_TRUST_NS	/* -D for stress builds (DESIGN.md) */
+#define INOFD__MTIME_TRUST_NS	2000000000LL	/* older than this: no change
+						 * since can share its stamp */
+#endif
 
 static long sys_getdents(int fd, void *buf, size_t len)
 {
@@ -516,7 +518,7 @@ static int64_t trusted_mtime(int fd)
 	if (fstat(fd, &st) < 0 || clock_gettime(CLOCK_REALTIME_COARSE, &now))
 		return -1;
 	mt = ts_ns(&st.st_mtim);
-	return ts_ns(&now) - mt > MTIME_TRUST_NS ? mt : -1;
+	return ts_ns(&now) - mt > INOFD__MTIME_TRUST_NS ? mt : -1;
 }
 
 /*

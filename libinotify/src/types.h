@@ -33,7 +33,9 @@
 #define INOFD__READ_BUF		(256 * 1024)
 #define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
 #define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
+#ifndef INOFD__WALK_BUDGET	/* -D for stress builds (DESIGN.md) */
 #define INOFD__WALK_BUDGET	1024	/* directory entries listed per inofd_read() */
+#endif
 #define INOFD__PEND_MAX		4096	/* pending IN_MOVED_FROM halves */
 #define INOFD__COOKIE_BUCKETS	256
 #define INOFD__QBLOCK		256	/* events per queue block */
