@@ -149,6 +149,49 @@ static void walk_wrong_d_ino(void **state)
 			    P(f, "t/g/new/probe"));
 }
 
+/*
+ * The walk's own open/getdents64/close of each directory is dropped by
+ * count; the counts must be exact, or a later open by someone else would
+ * be dropped instead (or ours reported).
+ */
+static void walk_own_noise_exact(void **state)
+{
+	struct fx *f = *state;
+	char want[PATH_MAX];
+	int i, opens = 0;
+	DIR *d;
+
+	mkdirs(f, "t/a/b/c");
+	mkdirs(f, "t/d");
+	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"),
+				     IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE,
+				     0, NULL) >= 0);
+	drain(f, 50);
+	if (f->n)
+		dump(f);
+	assert_int_equal(f->n, 0);
+	/* someone else lists t/a/b: reported */
+	d = opendir(P(f, "t/a/b"));
+	assert_non_null(d);
+	while (readdir(d))
+		;
+	closedir(d);
+	drain(f, 50);
+	snprintf(want, sizeof(want), "%s", P(f, "t/a/b"));
+	for (i = 0; i < f->n; i++)
+		if (f->r[i].type == INOFD_EV_INOTIFY &&
+		    (f->r[i].mask & IN_OPEN) &&
+		    (!strcmp(f->r[i].path, want)))
+			opens++;
+	/* once by t/a under the name b, once by t/a/b itself */
+	if (opens != 2) {
+		dump(f);
+		fail_msg("an outside open of %s reported %d times, want 2",
+			 want, opens);
+	}
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CLOSE_NOWRITE, NULL), 2);
+}
+
 #define NBIG 3000
 
 /* dir/out/big with NBIG subdirectories, its mtime an hour ago */
@@ -261,6 +304,7 @@ static void walk_large_dir_changed_restarts(void **state)
 DEFINE_TESTS(walk,
 	T(walk_getdents_error),
 	T(walk_wrong_d_ino),
+	T(walk_own_noise_exact),
 	T(walk_large_dir_resumes),
 	T(walk_large_dir_changed_restarts),
 )
