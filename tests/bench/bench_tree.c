@@ -16,6 +16,12 @@
  * delta across the call, the instance alive: chunk overhead included).
  *
  *   bench_tree scale WORKDIR N[,N...] ROUNDS
+ *
+ * The library and the bare walker take turns going first, each timed run
+ * is followed by a 300 ms pause (the kernel frees a closed instance's
+ * marks from a workqueue), and ratios are given of the medians and of the
+ * minimums (the machine may be shared: the minimum is the run that was
+ * disturbed least).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
