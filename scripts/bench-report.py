@@ -66,6 +66,7 @@ class Report:
         self.loop = []      # (step, title, writer, mask, consumer, mode, med, ratio, min, ratio_min, us_line, events)
         self.setup = []     # (step, n, depth, method, ms, us_watch, vs_path)
         self.memory = {}    # method -> dict
+        self.heap = []      # (step, n, method, bytes per watch)
         self.tree = []      # (step, line)
         self.lib = []       # (step, depth, events, raw_eps, lib_eps, ratio)
         self.other = []     # (step, line)
@@ -88,6 +89,9 @@ class Report:
         n = f.get('n') or f.get('watches') or f.get('dirs')
         usw = fnum(NUM + r' us/watch', line)
         if n is not None and n.isdigit() and usw is not None:
+            heap = fnum(r'heap ' + NUM + r' B/watch', line)
+            if heap is not None:
+                self.heap.append((step, int(n), f.get('method') or line.split()[0], heap))
             self.setup.append((step, int(n), f.get('depth', ''),
                                f.get('method') or line.split()[0],
                                fnum(r'median ' + NUM + ' ms', line), usw,
@@ -165,6 +169,15 @@ def tables(rep, header, logname, plots):
             ms = fmt(r[4], '.1f') + ' ms' if r[4] is not None else '—'
             out.append(f'| {r[0]} | {r[1]:,} | {r[2]} | {r[3]} | {ms} '
                        f'| {fmt(r[5], ".1f")} µs | {fmt(r[6])} |')
+        out.append('')
+    if rep.heap:
+        out += ['## 1b. The library\'s own heap per watch', '',
+                'Bytes in use by malloc (chunk overhead included) across the call, '
+                'divided by the watches it made.', '',
+                '| step | watches | method | heap per watch |',
+                '| --- | --- | --- | --- |']
+        for r in rep.heap:
+            out.append(f'| {r[0]} | {r[1]:,} | {r[2]} | {fmt(r[3], ".0f")} B |')
         out.append('')
     if rep.memory:
         out += ['## 1c. Memory per watch and fds held', '',

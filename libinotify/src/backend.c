@@ -52,19 +52,37 @@ static int procfd_check(int fd, uint32_t mask)
 	return 0;
 }
 
-int inofd__backend_add(struct inofd *in, int fd, uint32_t mask)
+static int add(struct inofd *in, int fd, uint32_t mask, bool own_dir)
 {
 	char p[sizeof("/proc/self/fd/") + 12];
 	int r;
 
 	if (in->backend == INOFD_BACKEND_KERNEL)
 		return inofd__kern_watch(in->ifd, fd, mask);
-	r = procfd_check(fd, mask);
-	if (r)
-		return r;
+	if (!own_dir) {
+		r = procfd_check(fd, mask);
+		if (r)
+			return r;
+	}
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	r = inotify_add_watch(in->ifd, p, mask);
 	return r < 0 ? -errno : r;
+}
+
+int inofd__backend_add(struct inofd *in, int fd, uint32_t mask)
+{
+	return add(in, fd, mask, false);
+}
+
+/*
+ * fd is a directory the library opened itself (O_DIRECTORY) and mask one
+ * it made: it is valid and on no kernel-internal file system, so the two
+ * system calls of procfd_check() would only say so again (a walk makes
+ * one watch per directory).
+ */
+int inofd__backend_add_dir(struct inofd *in, int fd, uint32_t mask)
+{
+	return add(in, fd, mask, true);
 }
 
 int inofd__backend_rm(struct inofd *in, int wd)

@@ -6,6 +6,9 @@
 
 /* Watch the object fd refers to: the wd, or -errno (ABI.md's rules). */
 INOFD__HIDDEN int inofd__backend_add(struct inofd *in, int fd, uint32_t mask);
+/* The same for a directory the library opened and a mask it made. */
+INOFD__HIDDEN int inofd__backend_add_dir(struct inofd *in, int fd,
+					 uint32_t mask);
 INOFD__HIDDEN int inofd__backend_rm(struct inofd *in, int wd);
 /* Pick a backend for in->flags: 0 or -ENOSYS. */
 INOFD__HIDDEN int inofd__backend_pick(struct inofd *in);

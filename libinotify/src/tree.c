@@ -2,17 +2,24 @@
 /*
  * Recursive watches.
  *
- * A walk is a FIFO of steps, run a bounded number per read: no recursion,
- * at most two descriptors open at a time, one listing buffer per instance.
- * A step finds its directory again by path and checks it is still the
- * same inode (st_dev, st_ino) before listing it: a path that events not
- * read yet have changed is tried again after them.  No descriptor stays
- * open between steps: an open descriptor would pin a mount.
+ * A walk is a FIFO of steps.  A step finds its directory again by path and
+ * checks it is still the same inode (st_dev, st_ino) before listing it: a
+ * path that events not read yet have changed is tried again after them.
+ * Below that directory the step goes depth first, as a bare walker does:
+ * each subdirectory is opened once, openat(parent, name, O_RDONLY |
+ * O_DIRECTORY | O_NOFOLLOW), watched through that fd, listed and closed,
+ * with at most WALK_DEPTH descriptors and listing buffers (deeper levels
+ * become steps of their own).  Each directory is watched before it is
+ * listed, so an entry made at any time is either seen by the listing or
+ * reported by the kernel (possibly both, never neither).
  *
- * Each directory is watched through openat(parent, name, O_PATH |
- * O_NOFOLLOW) before it is listed, so an entry made at any time is either
- * seen by the listing or reported by the kernel (possibly both, never
- * neither).
+ * A bounded run (inofd_read()) lists at most INOFD__WALK_BUDGET entries.
+ * When they are spent, every open level is closed and becomes a step that
+ * resumes at its getdents64 position (d_off): no descriptor stays open
+ * between reads, since an open descriptor would pin a mount.  A resumed
+ * step seeks there only if the directory's mtime is the one it had when
+ * the step stopped, and that mtime was old enough to be trusted;
+ * otherwise the listing begins again (DESIGN.md, "Recursive watching").
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -23,13 +30,85 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "tree.h"
 
-#define DENTS_BUF	32768
+#define DENTS_BUF	8192	/* per level */
+#define WALK_DEPTH	16	/* levels listed at once by one step */
 #define MAX_TRIES	3
+#define MAX_RESTARTS	2	/* then a directory is listed in one go */
+#ifndef INOFD__MTIME_TRUST_NS	/* -D for stress builds (DESIGN.md) */
+#define INOFD__MTIME_TRUST_NS	2000000000LL	/* older than this: no change
+						 * since can share its stamp */
+#endif
+
+static long sys_getdents(int fd, void *buf, size_t len)
+{
+	return syscall(SYS_getdents64, fd, buf, len);
+}
+
+static long getdents(struct inofd *in, int fd, void *buf)
+{
+	long n = (in->getdents ? in->getdents : sys_getdents)(fd, buf,
+							       DENTS_BUF);
+
+	return n < 0 ? -errno : n;
+}
+
+/* struct open_how of <linux/openat2.h> (that header clashes with fcntl.h) */
+struct how {
+	uint64_t	flags, mode, resolve;
+};
+#define RES_NO_XDEV	0x01
+
+/*
+ * Open entry name of dfd for listing.  ino: its d_ino, or 0.  Within the
+ * parent's mount (RESOLVE_NO_XDEV) a directory is taken to be on the
+ * parent's device with inode number d_ino, and needs no fstat(); a mount
+ * point, or no d_ino, gets one.  A guess that was wrong (a file system
+ * whose d_ino is not st_ino) shows when the directory is next opened by
+ * path, and open_checked() then asks the kernel (see there).
+ */
+static int open_dir(struct inofd *in, int dfd, const char *name, int flags,
+		    ino_t ino, const struct inofd__kw *pkw, struct stat *st)
+{
+	int fd = -1;
+
+	if (ino && !(flags & O_PATH) && !in->no_openat2) {
+		struct how h = { .flags = (uint64_t)flags, .resolve = RES_NO_XDEV };
+
+		fd = (int)syscall(SYS_openat2, dfd, name, &h, sizeof(h));
+		if (fd >= 0) {
+			memset(st, 0, sizeof(*st));
+			st->st_dev = pkw->dev;
+			st->st_ino = ino;
+			return fd;
+		}
+		if (errno == ENOSYS || errno == EPERM)
+			in->no_openat2 = true;
+		else if (errno != EXDEV)
+			return -errno;
+	}
+	fd = openat(dfd, name, flags);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+void inofd__walk_hook(struct inofd *in,
+		      long (*fn)(int fd, void *buf, size_t len))
+{
+	in->getdents = fn;
+}
 
 uint32_t inofd__tree_kmask(const struct inofd__reg *r)
 {
@@ -64,6 +143,9 @@ int inofd__work_push(struct inofd *in, const struct inofd__step *s)
 	w->job = s->job;
 	w->root_wd = s->root_wd;
 	w->tries = 0;
+	w->pos = 0;
+	w->mtime_ns = -1;
+	w->restarts = 0;
 	memcpy(w->name, s->name ? s->name : "", nl);
 	if (in->wtail)
 		in->wtail->next = w;
@@ -95,12 +177,31 @@ static bool excluded(const struct inofd__reg *r, const char *name)
 	return false;
 }
 
+/* What a listing passes down to the directories it finds. */
+struct wctx {
+	int		wd;		/* the directory's own */
+	bool		synth;
+	unsigned int	crawl;
+	int		job;
+	int		root_wd;
+};
+
+static struct wctx ctx_of(const struct inofd__work *w)
+{
+	return (struct wctx){ .wd = w->wd, .synth = w->synth,
+			      .crawl = w->crawl, .job = w->job,
+			      .root_wd = w->root_wd };
+}
+
 /*
  * Watch entry name of directory dfd (tree node m).  0 when done or when
- * there is nothing to watch, -errno on failure.
+ * there is nothing to watch, -errno on failure.  With lfd, a directory to
+ * list is handed back open for reading (*lfd, node *cm; *seen: it was
+ * watched already when it was opened) instead of becoming a step.
  */
 static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
-		     const char *name, const struct inofd__work *w)
+		     const char *name, ino_t ino, const struct wctx *w,
+		     int *lfd, struct inofd__mem **cm, bool *seen)
 {
 	struct inofd__reg *r = m->reg;
 	struct inofd__mem *c;
@@ -108,38 +209,39 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	struct stat st;
 	int cfd, wd, e;
 
-	cfd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cfd = open_dir(in, dfd, name, (lfd ? O_RDONLY : O_PATH) | O_DIRECTORY |
+		       O_NOFOLLOW | O_CLOEXEC,
+		       (r->tflags & INOFD_TREE_XDEV) ? 0 : ino, m->kw, &st);
 	if (cfd < 0) {
-		e = -errno;
+		e = cfd;
 		/* gone or replaced since it was seen: its events say so */
 		return (e == -ENOENT || e == -ENOTDIR || e == -ELOOP) ? 0 : e;
 	}
-	if (fstat(cfd, &st) < 0) {
-		e = -errno;
-		close(cfd);
-		return e;
+	e = 0;
+	if ((r->tflags & INOFD_TREE_XDEV) && st.st_dev != r->dev)
+		goto out;
+	wd = inofd__backend_add_dir(in, cfd, inofd__tree_kmask(r));
+	if (wd < 0) {
+		e = wd == -ENOTDIR ? 0 : wd;
+		goto out;
 	}
-	if ((r->tflags & INOFD_TREE_XDEV) && st.st_dev != r->dev) {
-		close(cfd);
-		return 0;
-	}
-	wd = inofd__backend_add(in, cfd, inofd__tree_kmask(r));
-	close(cfd);
-	if (wd < 0)
-		return wd == -ENOTDIR ? 0 : wd;
 	kw = inofd__kw_find(in, wd);
+	if (seen)
+		*seen = kw != NULL;
 	c = kw ? inofd__mem_of(kw, r) : NULL;
 	if (c) {
 		/* a bind mount of an ancestor, or met twice in one crawl */
 		if (c == r->root || inofd__node_below(c, m) ||
 		    (w->crawl && c->gen == w->crawl))
-			return 0;
+			goto out;
 		if (c->parent != m || strcmp(c->name, name)) {
 			/* ours, found elsewhere by a re-walk: it is here */
 			char *nn = strdup(name);
 
-			if (!nn)
-				return -ENOMEM;
+			if (!nn) {
+				e = -ENOMEM;
+				goto out;
+			}
 			inofd__node_unlink(in, c);
 			free(c->name);
 			c->name = nn;
@@ -149,42 +251,58 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 			c->moving = false;	/* found where it is */
 			inofd__paths_changed(in);
 		}
-		if (!w->crawl)
-			return inofd__tree_reached(in, c);
+		if (!w->crawl) {
+			e = inofd__tree_reached(in, c);
+			goto out;
+		}
 		c->gen = r->gen;
-		return inofd__work_push(in, &(struct inofd__step){
+		if (lfd)
+			goto list;
+		e = inofd__work_push(in, &(struct inofd__step){
 			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
 			.name = NULL, .synth = false, .crawl = w->crawl,
 			.job = w->job, .root_wd = w->root_wd });
+		goto out;
 	}
 	if (!kw) {
 		kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
 		if (!kw) {
 			inofd__backend_rm(in, wd);
-			return -ENOMEM;
+			e = -ENOMEM;
+			goto out;
 		}
 	}
 	kw->kmask |= inofd__tree_kmask(r) & IN_ALL_EVENTS;
 	c = inofd__mem_new(in, r, kw, INOFD__MEM_NODE);
 	if (!c) {
 		inofd__kw_put(in, kw, true);
-		return -ENOMEM;
+		e = -ENOMEM;
+		goto out;
 	}
 	c->name = strdup(name);
 	c->gen = r->gen;
 	if (!c->name)
 		goto nomem;
 	inofd__node_link(in, m, c);
+	if (lfd)
+		goto list;
 	if (inofd__work_push(in, &(struct inofd__step){
 			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
 			.name = NULL, .synth = w->synth, .crawl = w->crawl,
 			.job = w->job,
 			.root_wd = w->root_wd >= 0 ? w->root_wd : wd }) < 0)
 		goto nomem;
+	goto out;
+list:
+	*lfd = cfd;
+	*cm = c;
 	return 0;
 nomem:
 	inofd__subtree_free(in, c);
-	return -ENOMEM;
+	e = -ENOMEM;
+out:
+	close(cfd);
+	return e;
 }
 
 int inofd__tree_reached(struct inofd *in, struct inofd__mem *c)
@@ -206,7 +324,7 @@ int inofd__tree_reached(struct inofd *in, struct inofd__mem *c)
 /* A fatal error in an event-made subtree: it goes, and an error names it. */
 static void job_failed(struct inofd *in, struct inofd__reg *r,
 		       struct inofd__mem *m, const char *name,
-		       const struct inofd__work *w, int err)
+		       const struct wctx *w, int err)
 {
 	struct inofd__kw *kw;
 	struct inofd__mem *top;
@@ -231,9 +349,10 @@ static void job_failed(struct inofd *in, struct inofd__reg *r,
 }
 
 /* Open m's directory by its path, checked to be m's inode. */
-static int open_checked(struct inofd *in, struct inofd__mem *m, int flags)
+static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
+			struct stat *stp)
 {
-	struct stat st;
+	struct stat sb, *stp2 = stp ? stp : &sb;
 	const char *p;
 	size_t len;
 	int fd, e;
@@ -247,10 +366,27 @@ static int open_checked(struct inofd *in, struct inofd__mem *m, int flags)
 		return (e == -ENOENT || e == -ENOTDIR || e == -ELOOP) ?
 			-ESTALE : e;
 	}
-	if (fstat(fd, &st) < 0 || st.st_dev != m->kw->dev ||
-	    st.st_ino != m->kw->ino) {
+	if (fstat(fd, stp2) < 0) {
 		close(fd);
 		return -ESTALE;
+	}
+	if (stp2->st_dev != m->kw->dev || stp2->st_ino != m->kw->ino) {
+		/*
+		 * Another directory, or this one under an identity guessed
+		 * from d_ino that was wrong: the kernel knows.  Adding bits
+		 * the watch has already returns its wd for the same inode,
+		 * and a new one (removed again) for another.
+		 */
+		int wd = inofd__backend_add_dir(in, fd, m->kw->kmask | IN_MASK_ADD);
+
+		if (wd != m->kw->wd) {
+			if (wd >= 0 && !inofd__kw_find(in, wd))
+				inofd__backend_rm(in, wd);
+			close(fd);
+			return -ESTALE;
+		}
+		m->kw->dev = stp2->st_dev;
+		m->kw->ino = stp2->st_ino;
 	}
 	return fd;
 }
@@ -350,16 +486,174 @@ static bool root_ok(struct inofd *in, struct inofd__reg *r)
 
 static void sweep(struct inofd *in, struct inofd__reg *r);
 
+/* One level of a depth-first listing. */
+struct frame {
+	int			fd;
+	struct inofd__mem	*m;
+	struct wctx		cx;
+	long			n, off;		/* in this level's buffer */
+	off_t			pos;		/* d_off of the last entry taken */
+	unsigned int		calls;		/* getdents64 calls */
+	unsigned int		restarts;
+	bool			seen;		/* watched before it was opened */
+	bool			whole;		/* to the end, whatever the budget */
+};
+
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/*
+ * The directory's mtime if it can prove, at the next step, that no entry
+ * changed since now: it is older than any timestamp a change made from
+ * now on can get (whatever the file system's granularity), else -1.
+ */
+static int64_t trusted_mtime(int fd)
+{
+	struct timespec now;
+	struct stat st;
+	int64_t mt;
+
+	if (fstat(fd, &st) < 0 || clock_gettime(CLOCK_REALTIME_COARSE, &now))
+		return -1;
+	mt = ts_ns(&st.st_mtim);
+	return ts_ns(&now) - mt > INOFD__MTIME_TRUST_NS ? mt : -1;
+}
+
+/*
+ * Is f's member still there?  Only a fatal error in a subtree frees
+ * members during a listing: until one (*gone), all are.
+ */
+static bool frame_ok(struct inofd *in, struct inofd__reg *r,
+		     const struct frame *f, bool gone)
+{
+	struct inofd__kw *kw;
+
+	if (!gone)
+		return true;
+	kw = inofd__kw_find(in, f->cx.wd);
+
+	return kw && inofd__mem_of(kw, r) == f->m;
+}
+
+/* Close a level; count the events its open, listing and close make. */
+static void frame_close(struct inofd *in, struct inofd__reg *r,
+			struct frame *f, bool gone)
+{
+	close(f->fd);
+	if (!frame_ok(in, r, f, gone))
+		return;
+	if (f->seen)
+		f->m->kw->self_open++;
+	f->m->kw->self_close++;
+	f->m->kw->self_access += f->calls;
+	if (f->m->parent) {
+		f->m->kw->par_open++;
+		f->m->kw->par_close++;
+		f->m->kw->par_access += f->calls;
+	}
+}
+
+/* The budget is spent: the level becomes a step that resumes at pos. */
+static void frame_suspend(struct inofd *in, struct inofd__reg *r,
+			  struct frame *f, bool gone)
+{
+	if (frame_ok(in, r, f, gone)) {
+		if (inofd__work_push(in, &(struct inofd__step){
+				.kind = INOFD__W_LIST, .reg = r, .wd = f->cx.wd,
+				.name = NULL, .synth = f->cx.synth,
+				.crawl = f->cx.crawl, .job = f->cx.job,
+				.root_wd = f->cx.root_wd }) < 0) {
+			in->rescan_due = in->crawl_due = true;
+		} else {
+			in->wtail->pos = f->pos;
+			in->wtail->mtime_ns = f->pos ? trusted_mtime(f->fd) : -1;
+			in->wtail->restarts = f->restarts;
+		}
+	}
+	frame_close(in, r, f, gone);
+}
+
+/*
+ * The budget is spent: open levels from the top down become steps that
+ * resume at the next read.  A level whose directory changed too recently
+ * for its mtime to prove anything at the next step, or one that is to be
+ * listed whole, goes on to its end (without descending: what it finds
+ * becomes steps).
+ */
+static void suspend(struct inofd *in, struct inofd__reg *r, struct frame *f,
+		    int *top, bool gone)
+{
+	for (; *top >= 0; (*top)--) {
+		struct frame *t = &f[*top];
+
+		if (!t->whole && t->pos && trusted_mtime(t->fd) < 0)
+			t->whole = true;
+		if (t->whole)
+			return;
+		frame_suspend(in, r, t, gone);
+	}
+}
+
+/* Where a resumed step starts: its position, or again from the start. */
+static void resume(struct frame *f, const struct inofd__work *w,
+		   const struct stat *st)
+{
+	f->restarts = w->restarts;
+	if (!w->pos)
+		return;
+	if (w->mtime_ns >= 0 && w->mtime_ns == ts_ns(&st->st_mtim) &&
+	    lseek(f->fd, w->pos, SEEK_SET) == w->pos) {
+		f->pos = w->pos;
+		return;
+	}
+	/*
+	 * Entries changed since (or may have): a position in a changed
+	 * directory may skip entries that were there all along (tmpfs
+	 * counts positions).  Begin again; entries already watched cost a
+	 * lookup each.  A directory that keeps changing is listed in one go.
+	 */
+	if (lseek(f->fd, 0, SEEK_SET) != 0) {
+		f->whole = true;
+		return;
+	}
+	if (++f->restarts > MAX_RESTARTS)
+		f->whole = true;
+}
+
+/* Room for n levels of listing buffers (grown as a walk goes deeper). */
+static bool dents_room(struct inofd *in, unsigned int n)
+{
+	char *p;
+
+	if (n <= in->dents_levels)
+		return true;
+	p = realloc(in->dents, (size_t)n * DENTS_BUF);
+	if (!p)
+		return false;	/* deeper levels become steps */
+	in->dents = p;
+	in->dents_levels = n;
+	return true;
+}
+
+static bool budget_left(const struct inofd *in)
+{
+	return !in->walk_bounded || in->walk_left;
+}
+
 /* Returns true when the step is finished (false: deferred). */
 static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		     struct inofd__mem *m, struct inofd__work *w)
 {
-	unsigned int calls = 0;
-	int dfd, e = 0;
+	struct frame f[WALK_DEPTH];
+	bool gone = false;	/* a fatal error freed members */
+	struct stat st;
+	int top = 0, dfd, e;
 
-	dfd = open_checked(in, m, O_RDONLY);
+	dfd = open_checked(in, m, O_RDONLY, &st);
 	if (dfd == -ESTALE && root_ok(in, r))
-		dfd = open_checked(in, m, O_RDONLY);
+		dfd = open_checked(in, m, O_RDONLY, &st);
 	if (dfd == -ESTALE && !r->lost && w->tries < MAX_TRIES)
 		return false;
 	if (dfd < 0) {
@@ -377,69 +671,109 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		inofd__error(in, m, NULL, dfd);
 		return true;
 	}
-	m->kw->self_open++;
-	m->kw->self_close++;
-	if (m->parent) {
-		m->kw->par_open++;
-		m->kw->par_close++;
-	}
-	for (;;) {
-		long n = syscall(SYS_getdents64, dfd, in->dents, DENTS_BUF);
-		long off;
+	memset(&f[0], 0, sizeof(f[0]));
+	f[0].fd = dfd;
+	f[0].m = m;
+	f[0].cx = ctx_of(w);
+	f[0].seen = true;
+	resume(&f[0], w, &st);
+	while (top >= 0) {
+		struct frame *t = &f[top];
+		/* grown here, before any name points into the buffers */
+		bool room = top + 1 < WALK_DEPTH &&
+			    dents_room(in, (unsigned int)top + 2);
+		char *buf = in->dents + (size_t)top * DENTS_BUF;
+		struct inofd__mem *c = NULL;
+		struct dirent64 *de;
+		bool isdir, descend, seen = false;
+		int cfd = -1;
+		const char *nm;
 
-		calls++;
-		if (n < 0) {
-			inofd__error(in, m, NULL, -errno);
-			break;
-		}
-		if (n == 0)
-			break;
-		for (off = 0; off < n;) {
-			struct dirent64 *de = (void *)(in->dents + off);
-			const char *nm = de->d_name;
-			bool isdir = de->d_type == DT_DIR;
+		if (t->off >= t->n) {
+			long n;
 
-			off += de->d_reclen;
-			if (is_dot(nm))
+			if (!t->whole && !budget_left(in)) {
+				suspend(in, r, f, &top, gone);
 				continue;
-			if (de->d_type == DT_UNKNOWN) {
-				struct stat st;
-
-				isdir = fstatat(dfd, nm, &st,
-						AT_SYMLINK_NOFOLLOW) == 0 &&
-					S_ISDIR(st.st_mode);
 			}
-			if (w->synth) {
-				uint32_t mk = IN_CREATE | (isdir ? IN_ISDIR : 0);
-
-				inofd__emit(in, m, INOFD_EV_INOTIFY,
-					    &(struct inofd__raw){ mk, 0, nm },
-					    INOFD_EVF_SYNTHETIC |
-					    INOFD__COPY_NAME);
-			}
-			if (!isdir || excluded(r, nm) ||
-			    (r->max_depth && m->depth + 1 > r->max_depth))
+			n = getdents(in, t->fd, buf);
+			t->calls++;
+			if (n < 0)
+				inofd__error(in, t->m, NULL, (int)n);
+			if (n <= 0) {
+				frame_close(in, r, t, gone);
+				top--;
 				continue;
-			e = add_child(in, m, dfd, nm, w);
-			if (fatal(e)) {
-				job_failed(in, r, m, nm, w, e);
-				goto out;
 			}
-			if (e < 0)
-				inofd__error(in, m, nm, e);
+			t->n = n;
+			t->off = 0;
 		}
-	}
-out:
-	close(dfd);
-	/* m may be gone if its own subtree failed: look it up again */
-	{
-		struct inofd__kw *kw = inofd__kw_find(in, w->wd);
+		de = (void *)(buf + t->off);
+		t->off += de->d_reclen;
+		t->pos = de->d_off;
+		if (in->walk_left)
+			in->walk_left--;
+		nm = de->d_name;
+		isdir = de->d_type == DT_DIR;
+		if (is_dot(nm))
+			continue;
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat cst;
 
-		if (kw && inofd__mem_of(kw, r) == m) {
-			kw->self_access += calls;
-			if (m->parent)
-				kw->par_access += calls;
+			isdir = fstatat(t->fd, nm, &cst, AT_SYMLINK_NOFOLLOW) == 0 &&
+				S_ISDIR(cst.st_mode);
 		}
+		if (t->cx.synth) {
+			uint32_t mk = IN_CREATE | (isdir ? IN_ISDIR : 0);
+
+			inofd__emit(in, t->m, INOFD_EV_INOTIFY,
+				    &(struct inofd__raw){ mk, 0, nm },
+				    INOFD_EVF_SYNTHETIC | INOFD__COPY_NAME);
+		}
+		if (!isdir || excluded(r, nm) ||
+		    (r->max_depth && t->m->depth + 1 > r->max_depth))
+			continue;
+		descend = room && budget_left(in);
+		e = add_child(in, t->m, t->fd, nm, de->d_ino, &t->cx,
+			      descend ? &cfd : NULL, &c, &seen);
+		if (fatal(e)) {
+			int k;
+
+			job_failed(in, r, t->m, nm, &t->cx, e);
+			if (t->cx.job) {
+				/* the first walk is all or nothing: it ends */
+				for (; top >= 0; top--)
+					close(f[top].fd);
+				break;
+			}
+			gone = true;
+			for (k = 0; k <= top && frame_ok(in, r, &f[k], gone); k++)
+				;
+			if (k > top) {
+				/* this directory's listing ends there */
+				frame_close(in, r, &f[top], gone);
+				top--;
+			} else {
+				/* a subtree went: its levels end, those above
+				 * it go on */
+				for (; top >= k; top--)
+					close(f[top].fd);
+			}
+			continue;
+		}
+		if (e < 0)
+			inofd__error(in, t->m, nm, e);
+		if (cfd < 0)
+			continue;
+		top++;
+		memset(&f[top], 0, sizeof(f[top]));
+		f[top].fd = cfd;
+		f[top].m = c;
+		f[top].seen = seen;
+		f[top].cx = t->cx;
+		f[top].cx.wd = c->kw->wd;
+		if (t->cx.root_wd < 0)
+			f[top].cx.root_wd = c->kw->wd;
 	}
 	return true;
 }
@@ -447,13 +781,14 @@ out:
 static bool new_dir(struct inofd *in, struct inofd__reg *r,
 		    struct inofd__mem *m, struct inofd__work *w)
 {
+	struct wctx cx;
 	int pfd, e;
 
 	if (r->lost)
 		return true;	/* said once; new directories cannot be found */
-	pfd = open_checked(in, m, O_PATH);
+	pfd = open_checked(in, m, O_PATH, NULL);
 	if (pfd == -ESTALE && root_ok(in, r))
-		pfd = open_checked(in, m, O_PATH);
+		pfd = open_checked(in, m, O_PATH, NULL);
 	if (pfd == -ESTALE && w->tries < MAX_TRIES)
 		return false;
 	if (pfd == -ESTALE) {
@@ -465,7 +800,8 @@ static bool new_dir(struct inofd *in, struct inofd__reg *r,
 		inofd__error(in, m, w->name, pfd);
 		return true;
 	}
-	e = add_child(in, m, pfd, w->name, w);
+	cx = ctx_of(w);
+	e = add_child(in, m, pfd, w->name, 0, &cx, NULL, NULL, NULL);
 	close(pfd);
 	if (e < 0)
 		inofd__error(in, m, w->name, e);
@@ -499,16 +835,13 @@ static void run_one(struct inofd *in, struct inofd__work *w)
 
 void inofd__walk_run(struct inofd *in, unsigned int budget)
 {
-	unsigned int n = 0;
-
-	if (!in->dents) {
-		in->dents = malloc(DENTS_BUF);
-		if (!in->dents) {
-			in->rescan_due = true;
-			return;
-		}
+	if (!dents_room(in, 1)) {
+		in->rescan_due = true;
+		return;
 	}
-	while (in->whead && (!budget || n++ < budget)) {
+	in->walk_bounded = budget != 0;
+	in->walk_left = budget;
+	while (in->whead && budget_left(in)) {
 		struct inofd__work *w = in->whead;
 
 		in->whead = w->next;
@@ -547,6 +880,7 @@ void inofd__walk_free(struct inofd *in)
 	in->wtail = NULL;
 	free(in->dents);
 	in->dents = NULL;
+	in->dents_levels = 0;
 }
 
 void inofd__tree_newdir(struct inofd *in, struct inofd__mem *m,
@@ -661,7 +995,7 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 		close(pfd);
 		goto out;
 	}
-	wd = inofd__backend_add(in, pfd, INOFD__PARENT_BITS | IN_MASK_ADD);
+	wd = inofd__backend_add_dir(in, pfd, INOFD__PARENT_BITS | IN_MASK_ADD);
 	close(pfd);
 	if (wd < 0)
 		goto out;

@@ -11,12 +11,17 @@ INOFD__HIDDEN uint32_t inofd__tree_kmask(const struct inofd__reg *r);
 /* Queue a walk step; 0 or -ENOMEM. */
 INOFD__HIDDEN int inofd__work_push(struct inofd *in,
 				   const struct inofd__step *s);
-/* Run up to budget steps (0: all); the steps left wait for the next read. */
+/* List up to budget directory entries (0: all); the rest waits for the
+ * next read (directories resume where they stopped). */
 INOFD__HIDDEN void inofd__walk_run(struct inofd *in, unsigned int budget);
 INOFD__HIDDEN bool inofd__walk_pending(const struct inofd *in);
 /* Steps that met a path not updated yet go again, after a read's events. */
 INOFD__HIDDEN void inofd__walk_retry(struct inofd *in);
 INOFD__HIDDEN void inofd__walk_free(struct inofd *in);
+/* Tests: list directories with fn instead of getdents64 (NULL: the real
+ * one); fn returns bytes, 0 at the end, or -1 with errno set. */
+INOFD__HIDDEN void inofd__walk_hook(struct inofd *in,
+				    long (*fn)(int fd, void *buf, size_t len));
 
 /* A directory appeared as name in tree node m. */
 INOFD__HIDDEN void inofd__tree_newdir(struct inofd *in, struct inofd__mem *m,

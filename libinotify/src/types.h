@@ -33,7 +33,9 @@
 #define INOFD__READ_BUF		(256 * 1024)
 #define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
 #define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
-#define INOFD__WALK_BUDGET	256	/* directories listed per inofd_read() */
+#ifndef INOFD__WALK_BUDGET	/* -D for stress builds (DESIGN.md) */
+#define INOFD__WALK_BUDGET	1024	/* directory entries listed per inofd_read() */
+#endif
 #define INOFD__PEND_MAX		4096	/* pending IN_MOVED_FROM halves */
 #define INOFD__COOKIE_BUCKETS	256
 #define INOFD__QBLOCK		256	/* events per queue block */
@@ -190,6 +192,10 @@ struct inofd__work {
 	int			job;		/* initial walk id, or 0 */
 	int			root_wd;	/* wd of the new subtree, or -1 */
 	int			tries;
+	/* W_LIST resumed where a bounded read stopped (tree.c) */
+	off_t			pos;		/* getdents64 d_off; 0: start */
+	int64_t			mtime_ns;	/* the directory's then; -1: unsure */
+	unsigned int		restarts;	/* listings begun again */
 	char			name[];
 };
 
@@ -226,7 +232,12 @@ struct inofd {
 	/* tree.c */
 	struct inofd__work	*whead, *wtail;		/* walk steps */
 	struct inofd__work	*dhead, *dtail;		/* deferred steps */
-	char			*dents;
+	char			*dents;		/* one listing buffer per level */
+	unsigned int		dents_levels;	/* levels dents has room for */
+	long			(*getdents)(int fd, void *buf, size_t len);
+	unsigned int		walk_left;	/* entries left this run */
+	bool			walk_bounded;
+	bool			no_openat2;	/* ENOSYS/EPERM once */
 	int			walk_job;		/* current initial walk */
 	int			walk_err;		/* its fatal error */
 	bool			crawl_due;

@@ -2,17 +2,35 @@
 /*
  * bench_tree: a recursive watch of a large real tree, libinofd's
  * inofd_watch_tree() (kernel backend and /proc/self/fd backend) against
- * Debian's `inotifywait -r -m`, timed from fork until it prints
- * "Watches established." on stderr.  inotifywait's start-up cost (exec,
- * dynamic loading) is measured on an empty directory and also reported
- * subtracted.
+ * a bare C walker (open each directory, INOTIFY_WATCH through that fd,
+ * getdents64, close; no bookkeeping) and against Debian's `inotifywait -r
+ * -m`, timed from fork until it prints "Watches established." on stderr.
+ * inotifywait's start-up cost (exec, dynamic loading) is measured on an
+ * empty directory and also reported subtracted.
  *
  *   bench_tree ROOT EMPTYDIR ROUNDS
+ *
+ * Scale rows: trees of N directories (ROOT/gGGGG/dDDD, 100 per group, made
+ * and removed here), inofd_watch_tree() and the bare walker on each; time
+ * per watch, and the library's own heap bytes per watch (mallinfo2()
+ * delta across the call, the instance alive: chunk overhead included).
+ *
+ *   bench_tree scale WORKDIR N[,N...] ROUNDS
+ *
+ * The library and the bare walker take turns going first, each timed run
+ * is followed by a 300 ms pause (the kernel frees a closed instance's
+ * marks from a workqueue), and ratios are given of the medians and of the
+ * minimums (the machine may be shared: the minimum is the run that was
+ * disturbed least).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
+#include <malloc.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -20,9 +38,97 @@
 #include "inofd.h"
 
 #define IW "/usr/bin/inotifywait"
+#define BARE_MASK (IN_ALL_EVENTS | IN_ONLYDIR)
+#define BARE_BUF 32768
+#define BARE_DEPTH 256
 
-static double lib_tree(const char *root, unsigned int flags, int *watches)
+static char *bare_buf[BARE_DEPTH];
+/* BENCH_PROCFD=1 (a stock kernel, for profiling on the host): both sides
+ * watch through /proc/self/fd/N instead of INOTIFY_WATCH */
+static bool use_procfd;
+
+static int bare_watch(int ifd, int fd)
 {
+	char p[64];
+
+	if (!use_procfd)
+		return watch_fd(ifd, fd, BARE_MASK);
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return sys_add(ifd, p, BARE_MASK);
+}
+
+/*
+ * Closing an inotify instance frees its marks from a workqueue after an
+ * SRCU grace period: let that finish before the next timed run, so that
+ * no run pays for the one before it.
+ */
+static void settle(void)
+{
+	usleep(300000);
+}
+
+/*
+ * The bare walker: what any recursive watcher has to do at least.  One fd
+ * and one listing buffer per level, held while the level's subdirectories
+ * are walked (this walker does not care about pinning mounts).
+ */
+static long bare_dir(int ifd, int dfd, const char *name, int depth)
+{
+	char *buf = bare_buf[depth];
+	long n, off, count = 1;
+	int fd;
+
+	if (depth >= BARE_DEPTH)
+		return 0;
+	if (!buf && !(buf = bare_buf[depth] = malloc(BARE_BUF)))
+		die("malloc");
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (bare_watch(ifd, fd) < 0)
+		die("INOTIFY_WATCH");
+	while ((n = syscall(SYS_getdents64, fd, buf, BARE_BUF)) > 0) {
+		for (off = 0; off < n;) {
+			struct dirent64 *de = (void *)(buf + off);
+
+			off += de->d_reclen;
+			if (de->d_type != DT_DIR || (de->d_name[0] == '.' &&
+			    (!de->d_name[1] || (de->d_name[1] == '.' &&
+						!de->d_name[2]))))
+				continue;
+			count += bare_dir(ifd, fd, de->d_name, depth + 1);
+		}
+	}
+	close(fd);
+	return count;
+}
+
+static double bare_tree(const char *root, long *watches)
+{
+	double t0, t1;
+	int ifd = sys_init1(IN_CLOEXEC | IN_NONBLOCK);
+
+	if (ifd < 0)
+		die("inotify_init1");
+	t0 = now_s();
+	*watches = bare_dir(ifd, AT_FDCWD, root, 0);
+	t1 = now_s();
+	close(ifd);
+	settle();
+	return t1 - t0;
+}
+
+static size_t heap_used(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+static double lib_tree(const char *root, unsigned int flags, int *watches,
+		       size_t *heap)
+{
+	size_t h0;
 	struct inofd_opts o = { .sz = sizeof(o), .flags = flags };
 	struct inofd *in;
 	double t0, t1;
@@ -30,9 +136,12 @@ static double lib_tree(const char *root, unsigned int flags, int *watches)
 
 	if (inofd_new(&in, &o) < 0)
 		die("inofd_new");
+	h0 = heap_used();
 	t0 = now_s();
 	r = inofd_watch_tree(in, AT_FDCWD, root, IN_ALL_EVENTS, 0, NULL);
 	t1 = now_s();
+	if (heap)
+		*heap = heap_used() - h0;
 	if (r < 0) {
 		fprintf(stderr, "bench_tree: inofd_watch_tree: %s\n",
 			inofd_strerror(r));
@@ -40,6 +149,7 @@ static double lib_tree(const char *root, unsigned int flags, int *watches)
 	}
 	*watches = inofd_watch_count(in);
 	inofd_free(in);
+	settle();
 	return t1 - t0;
 }
 
@@ -89,11 +199,131 @@ static double iw_tree(const char *root)
 	return t1 - t0;
 }
 
+static double minimum(const double *v, int n)
+{
+	double m = v[0];
+	int i;
+
+	for (i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+/* ROOT/gGGGGG/dDDD: n directories below 100 per group (plus the groups) */
+static void make_tree(const char *root, long n)
+{
+	char p[1100];
+	long i;
+
+	if (mkdir(root, 0755) && errno != EEXIST)
+		die("mkdir root");
+	for (i = 0; i < n; i++) {
+		if (i % 100 == 0) {
+			snprintf(p, sizeof(p), "%s/g%05ld", root, i / 100);
+			if (mkdir(p, 0755))
+				die("mkdir group");
+		}
+		snprintf(p, sizeof(p), "%s/g%05ld/d%03ld", root, i / 100, i % 100);
+		if (mkdir(p, 0755))
+			die("mkdir");
+	}
+}
+
+static void rm_tree(const char *root, long n)
+{
+	char p[1100];
+	long i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/g%05ld/d%03ld", root, i / 100, i % 100);
+		rmdir(p);
+		if (i % 100 == 99 || i == n - 1) {
+			snprintf(p, sizeof(p), "%s/g%05ld", root, i / 100);
+			rmdir(p);
+		}
+	}
+	rmdir(root);
+}
+
+static int scale(const char *work, char *sizes, int rounds)
+{
+	double first_us = 0, first_min = 0;
+	char *tok, *save = NULL;
+
+	write_sysctl("max_user_watches", 1000000);
+	mkdir(work, 0755);
+	for (tok = strtok_r(sizes, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		long n = atol(tok), wb = 0;
+		double tl[32], tb[32], t0, mk, ml, mb, minl, minb;
+		size_t heap[32];
+		char root[1024];
+		int r, wl = 0;
+
+		if (n < 1)
+			return 2;
+		snprintf(root, sizeof(root), "%s/s%ld", work, n);
+		t0 = now_s();
+		make_tree(root, n);
+		mk = now_s() - t0;
+		for (r = 0; r < rounds; r++) {
+			/* alternate which goes first */
+			if (r % 2)
+				tb[r] = bare_tree(root, &wb);
+			tl[r] = lib_tree(root, use_procfd ? INOFD_FORCE_PROCFD :
+					 INOFD_FORCE_KERNEL, &wl, &heap[r]);
+			if (!(r % 2))
+				tb[r] = bare_tree(root, &wb);
+			printf("#   scale n=%ld round %d bare %.3f s (%ld watches)"
+			       "  lib %.3f s (%d watches, heap %zu B)\n",
+			       n, r + 1, tb[r], wb, tl[r], wl, heap[r]);
+			fflush(stdout);
+		}
+		if (wl != wb) {
+			fprintf(stderr, "bench_tree: lib %d watches, bare %ld\n",
+				wl, wb);
+			return 1;
+		}
+		minl = minimum(tl, rounds);
+		minb = minimum(tb, rounds);
+		ml = median(tl, rounds);
+		mb = median(tb, rounds);
+		if (!first_us)
+			first_us = ml * 1e6 / wl;
+		printf("scale method=libinofd-tree n=%d median %.1f ms %.2f us/watch"
+		       " heap %.0f B/watch\n",
+		       wl, ml * 1e3, ml * 1e6 / wl, (double)heap[0] / wl);
+		printf("scale method=bare-walker n=%ld median %.1f ms %.2f us/watch\n",
+		       wb, mb * 1e3, mb * 1e6 / wb);
+		if (!first_min)
+			first_min = minl * 1e6 / wl;
+		printf("scale-ratio watches=%d lib/bare %.2f (of minimums %.2f)"
+		       " per-watch-vs-first %.2f (of minimums %.2f)"
+		       " (tree made in %.1f s)\n",
+		       wl, ml / mb, minl / minb, ml * 1e6 / wl / first_us,
+		       minl * 1e6 / wl / first_min, mk);
+		fflush(stdout);
+		t0 = now_s();
+		rm_tree(root, n);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	double lk[32], lp[32], iw[32], iw0[32], mlk, mlp, miw, miw0;
+	double lk[32], lp[32], iw[32], iw0[32], bw[32], mlk, mlp, miw, miw0, mbw;
+	double nbw, nlk, niw;
 	int rounds, r, wk = 0, wp = 0;
+	long wb = 0;
 
+	use_procfd = getenv("BENCH_PROCFD") && !strcmp(getenv("BENCH_PROCFD"), "1");
+	if (argc == 5 && !strcmp(argv[1], "scale")) {
+		rounds = atoi(argv[4]);
+		if (rounds < 1 || rounds > 32)
+			return 2;
+		return scale(argv[2], argv[3], rounds);
+	}
 	if (argc != 4) {
 		fprintf(stderr, "usage: bench_tree ROOT EMPTYDIR ROUNDS\n");
 		return 2;
@@ -108,24 +338,38 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (r = 0; r < rounds; r++) {
-		lk[r] = lib_tree(argv[1], INOFD_FORCE_KERNEL, &wk);
-		lp[r] = lib_tree(argv[1], INOFD_FORCE_PROCFD, &wp);
+		/* alternate which goes first */
+		if (r % 2)
+			bw[r] = bare_tree(argv[1], &wb);
+		lk[r] = lib_tree(argv[1], INOFD_FORCE_KERNEL, &wk, NULL);
+		if (!(r % 2))
+			bw[r] = bare_tree(argv[1], &wb);
+		lp[r] = lib_tree(argv[1], INOFD_FORCE_PROCFD, &wp, NULL);
 		iw[r] = iw_tree(argv[1]);
 		iw0[r] = iw_tree(argv[2]);
-		printf("#   round %d lib-kernel %.3f s (%d watches)  lib-procfd %.3f s"
-		       " (%d)  inotifywait %.3f s  inotifywait-empty %.3f s\n",
-		       r + 1, lk[r], wk, lp[r], wp, iw[r], iw0[r]);
+		printf("#   round %d bare-walker %.3f s (%ld watches)  lib-kernel"
+		       " %.3f s (%d)  lib-procfd %.3f s (%d)  inotifywait %.3f s"
+		       "  inotifywait-empty %.3f s\n", r + 1, bw[r], wb, lk[r],
+		       wk, lp[r], wp, iw[r], iw0[r]);
 		fflush(stdout);
 	}
+	nbw = minimum(bw, rounds);
+	nlk = minimum(lk, rounds);
+	niw = minimum(iw, rounds);
+	mbw = median(bw, rounds);
 	mlk = median(lk, rounds);
 	mlp = median(lp, rounds);
 	miw = median(iw, rounds);
 	miw0 = median(iw0, rounds);
 	printf("tree dirs=%d lib-kernel median %.1f ms  lib-procfd %.1f ms  "
-	       "inotifywait -r %.1f ms (start-up on an empty dir %.1f ms)\n",
-	       wk, mlk * 1e3, mlp * 1e3, miw * 1e3, miw0 * 1e3);
+	       "bare-walker %.1f ms  inotifywait -r %.1f ms (start-up on an "
+	       "empty dir %.1f ms)\n",
+	       wk, mlk * 1e3, mlp * 1e3, mbw * 1e3, miw * 1e3, miw0 * 1e3);
 	printf("tree ratio lib-kernel/inotifywait %.2f  lib-kernel/(inotifywait"
-	       " minus start-up) %.2f  lib-procfd/lib-kernel %.2f\n",
-	       mlk / miw, mlk / (miw - miw0), mlp / mlk);
+	       " minus start-up) %.2f  lib-procfd/lib-kernel %.2f  "
+	       "lib-kernel/bare-walker %.2f\n",
+	       mlk / miw, mlk / (miw - miw0), mlp / mlk, mlk / mbw);
+	printf("tree ratio of minimums lib-kernel/inotifywait %.2f  "
+	       "lib-kernel/bare-walker %.2f\n", nlk / niw, nlk / nbw);
 	return 0;
 }

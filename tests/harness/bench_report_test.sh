@@ -25,6 +25,7 @@ command -v gnuplot >/dev/null || { echo "not ok 1 - gnuplot missing: run 'make d
 r() { awk -v s="$RANDOM" -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { srand(s); printf f, a + rand() * (b - a) }'; }
 p1=$(r 1.0 2.0) f1=$(r 1.0 2.0) p2=$(r 1.0 3.0) f2=$(r 1.0 3.0)
 u1=$(r 1 20 %.1f) u2=$(r 1 20 %.1f) u3=$(r 1 20 %.1f) d0=$(r 1 3) d8=$(r 1 4)
+hp=$(r 100 900 %.0f)
 cat > "$t/full.log" <<LOG
 [    0.000000] Linux version 6.1.0 (a kernel line before the guest starts)
 inofd: guest userspace up at 0.9s
@@ -47,6 +48,8 @@ setup n=1000 depth=8 method=path         median 11.0 ms  $u1 us/watch  ratio vs 
 setup n=10000 depth=8 method=path         median 116.0 ms  $u2 us/watch  ratio vs path 1.00
 setup n=100000 depth=8 method=path         median 1160.0 ms  $u3 us/watch  ratio vs path 1.00
 scale dirs=1000 method=lib  $u1 us/watch  heap 88 bytes/watch
+scale method=libinofd-tree n=101001 median 9145.9 ms $u2 us/watch heap $hp B/watch
+scale-ratio watches=101001 lib/bare 1.89 (of minimums 1.26) per-watch-vs-first 1.91 (of minimums 1.10) (tree made in 3.6 s)
 memory method=path     watches=10000  meminfo Slab 114 bytes/watch  fds held after setup: 4 (stdin, stdout, stderr and the instance)
 === 1b.walker a row this generator does not know
 [   12.345678] a kernel message in the middle
@@ -67,6 +70,9 @@ check "1a.c row: path $p2, fd $f2 from the log" grep -q "^| 1a.c | c | 0xfff | d
 check "scale rows: $u1 / $u2 / $u3 us per watch" \
 	bash -c "grep -q '| 1,000 | 8 | path | 11.0 ms | $u1 µs' '$md' && grep -q '| 100,000 | 8 | path | 1160.0 ms | $u3 µs' '$md'"
 check "a scale row in another format: lib, $u1 us per watch" grep -q "^| 1b.scale | 1,000 |  | lib | — | $u1 µs | — |$" "$md"
+check "tree scale row: $u2 us and $hp B heap per watch" \
+	bash -c "grep -q '^| 1b.scale | 101,001 |  | libinofd-tree | 9145.9 ms | $u2 µs | — |$' '$md' && grep -q '^| 1b.scale | 101,001 | libinofd-tree | $hp B |$' '$md'"
+check "scale-ratio line kept verbatim" grep -qF 'scale-ratio watches=101001 lib/bare 1.89' "$md"
 check "iterator rows: depth 0 ratio $d0, depth 8 ratio $d8" \
 	bash -c "grep -q '^| 1d | 0 | 100000 | .* | $d0 |$' '$md' && grep -q '^| 1d | 8 | 100000 | .* | $d8 |$' '$md'"
 check "unknown row kept verbatim" grep -qF '| 1b.walker | `walker dirs=5097 bare C walker 123.4 ms \| lib/walker 1.05` |' "$md"

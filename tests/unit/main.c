@@ -7,6 +7,7 @@ TESTS(watch)
 TESTS(events)
 TESTS(tree)
 TESTS(core)
+TESTS(walk)
 
 int main(void)
 {
@@ -16,6 +17,7 @@ int main(void)
 		{ events_tests, &events_ntests },
 		{ tree_tests, &tree_ntests },
 		{ core_tests, &core_ntests },
+		{ walk_tests, &walk_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
