@@ -451,12 +451,12 @@ int inofd_watch_tree_opts(struct inofd *in, int dirfd, const char *path,
 		inofd__reg_free(in, r);
 		goto out;
 	}
-	mark = in->qtail;
+	mark = inofd__q_mark(in);
 	e = walk_root(in, r, fd, &st);
 	if (e < 0) {
 		/* all or nothing: a failed walk leaves no watch behind */
 		inofd__reg_end(in, r, false, 0);
-		in->qtail = mark;	/* and no report about it */
+		inofd__q_rollback(in, mark);	/* and no report about it */
 		goto out;
 	}
 	inofd__tree_link_parent(in, r, fd);
@@ -516,7 +516,7 @@ int inofd_read(struct inofd *in)
 
 int inofd_next(struct inofd *in, const struct inofd_event **ev)
 {
-	if (!in || !ev)
+	if (__builtin_expect(!in || !ev, 0))
 		return -EINVAL;
 	*ev = inofd__q_pop(in);
 	return *ev != NULL;

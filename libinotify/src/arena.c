@@ -2,8 +2,11 @@
 /*
  * The per-read arena: paths of the events of one read live here until the
  * next read.  Chunks are kept and reused, so a steady event stream
- * allocates nothing once the arena has grown to the largest read.
+ * allocates nothing once the arena has grown to the largest read.  The
+ * chunk in use is a bump cursor (cur, end): a string costs a compare and
+ * an add.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,15 +14,11 @@
 
 #define CHUNK	(64 * 1024)
 
-char *inofd__arena_alloc(struct inofd__arena *a, size_t n)
+/* The cursor cannot give n bytes: a new chunk (a spare one if it fits). */
+char *inofd__arena_more(struct inofd__arena *a, size_t n)
 {
-	struct inofd__chunk *c = a->head;
+	struct inofd__chunk *c;
 
-	n = (n + 7) & ~(size_t)7;
-	if (c && c->cap - c->used >= n) {
-		c->used += n;
-		return c->data + c->used - n;
-	}
 	if (a->spare && a->spare->cap >= n) {
 		c = a->spare;
 		a->spare = c->next;
@@ -31,10 +30,24 @@ char *inofd__arena_alloc(struct inofd__arena *a, size_t n)
 			return NULL;
 		c->cap = cap;
 	}
-	c->used = n;
 	c->next = a->head;
 	a->head = c;
+	a->cur = c->data + n;
+	a->end = c->data + c->cap;
 	return c->data;
+}
+
+char *inofd__arena_alloc(struct inofd__arena *a, size_t n)
+{
+	uintptr_t p = (uintptr_t)a->cur, q = (p + 7) & ~(uintptr_t)7;
+
+	n = (n + 7) & ~(size_t)7;
+	/* chunk data is 8-byte aligned (struct inofd__chunk ends on a size_t) */
+	if (a->cur && (uintptr_t)a->end >= q && (uintptr_t)a->end - q >= n) {
+		a->cur = (char *)(q + n);
+		return (char *)q;
+	}
+	return inofd__arena_more(a, n);
 }
 
 char *inofd__arena_join(struct inofd__arena *a, const char *dir,
@@ -45,7 +58,7 @@ char *inofd__arena_join(struct inofd__arena *a, const char *dir,
 
 	if (!dir)
 		return NULL;
-	p = inofd__arena_alloc(a, dirlen + nl + 2);
+	p = inofd__arena_str(a, dirlen + nl + 2);
 	if (!p)
 		return NULL;
 	memcpy(p, dir, dirlen);
@@ -65,11 +78,11 @@ void inofd__arena_reset(struct inofd__arena *a)
 
 	for (c = a->head; c; c = next) {
 		next = c->next;
-		c->used = 0;
 		c->next = a->spare;
 		a->spare = c;
 	}
 	a->head = NULL;
+	a->cur = a->end = NULL;
 }
 
 void inofd__arena_free(struct inofd__arena *a)

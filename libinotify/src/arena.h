@@ -4,11 +4,28 @@
 
 #include "types.h"
 
-/* Strings that live until inofd__arena_reset(); NULL when out of memory. */
+/*
+ * Memory that lives until inofd__arena_reset(); NULL when out of memory.
+ * inofd__arena_alloc() is 8-byte aligned (raw event records go there);
+ * inofd__arena_str() is not (strings), and is inline: it is on the path of
+ * every event.
+ */
 INOFD__HIDDEN char *inofd__arena_alloc(struct inofd__arena *a, size_t n);
+INOFD__HIDDEN char *inofd__arena_more(struct inofd__arena *a, size_t n);
 INOFD__HIDDEN char *inofd__arena_join(struct inofd__arena *a, const char *dir,
 				      size_t dirlen, const char *name);
 INOFD__HIDDEN void inofd__arena_reset(struct inofd__arena *a);
 INOFD__HIDDEN void inofd__arena_free(struct inofd__arena *a);
+
+static inline char *inofd__arena_str(struct inofd__arena *a, size_t n)
+{
+	char *p = a->cur;
+
+	if (__builtin_expect((size_t)(a->end - p) >= n, 1)) {
+		a->cur = p + n;
+		return p;
+	}
+	return inofd__arena_more(a, n);
+}
 
 #endif

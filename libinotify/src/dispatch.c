@@ -424,6 +424,83 @@ static void process(struct inofd *in, int wd, uint32_t mask, uint32_t cookie,
 	end_fired(in, wd);
 }
 
+/*
+ * Bits that make an event more than a report: table upkeep, pairing, tree
+ * upkeep, own-listing noise (IN_ISDIR), losses.  An event with none of
+ * them, on a kernel watch with one member whose path is known, in an
+ * instance without coalescing, is reported by fast() and nothing else.
+ */
+#define SLOW_BITS	(IN_Q_OVERFLOW | IN_IGNORED | IN_UNMOUNT | IN_ISDIR | \
+			 IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF)
+
+/*
+ * The common event, straight from the read buffer: what process() would
+ * do for it (inofd__emit() on the one member: a report with the cached
+ * directory path joined with the name), with no per-event call but the
+ * copies.  False: process() must do it.
+ */
+static inline bool fast(struct inofd *in, const struct inotify_event *e)
+{
+	struct inofd__kw *kw;
+	struct inofd__mem *m;
+	struct inofd__reg *r;
+	struct inofd_event *ev;
+	const char *name = NULL;
+	size_t dl;
+	char *p;
+
+	if ((e->mask & SLOW_BITS) || in->coalesce_ms)
+		return false;
+	kw = inofd__kw_hot(in, e->wd);
+	if (!kw)
+		return true;	/* removed by the library: nothing to report */
+	m = kw->mems;
+	if (!m || m->kwnext || m->kind == INOFD__MEM_PARENT)
+		return false;
+	r = m->reg;
+	if (r->oneshot || (r->kind == INOFD__REG_PLAIN && r->stale))
+		return false;
+	if (!(e->mask & r->mask & IN_ALL_EVENTS))
+		return true;	/* not wanted */
+	if (m->pcepoch != in->epoch)
+		inofd__mem_path(in, m, &dl);
+	if (m->pc_null)
+		return false;
+	ev = inofd__q_slot(in);
+	if (!ev)
+		return true;	/* lost: the rescan is due */
+	dl = m->pclen;
+	if (e->len && e->name[0]) {
+		/* the padding after the name is NULs: copy it all */
+		p = inofd__arena_str(&in->arena, m->pcjoin + e->len);
+		if (!p)
+			goto oom;
+		memcpy(p, m->pc, dl);
+		p[dl] = '/';
+		name = p + m->pcjoin;
+		if (e->len == 16)
+			memcpy((char *)name, e->name, 16);
+		else
+			memcpy((char *)name, e->name, e->len);
+	} else {
+		p = inofd__arena_str(&in->arena, dl + 1);
+		if (!p)
+			goto oom;
+		memcpy(p, m->pc, dl + 1);
+	}
+	*ev = (struct inofd_event){
+		.type = INOFD_EV_INOTIFY, .wd = r->id, .mask = e->mask,
+		.cookie = e->cookie, .name = name, .path = p, .data = r->data,
+		.from_wd = -1,
+	};
+	return true;
+oom:
+	/* lost like in an overflow, and said so the same way */
+	inofd__q_unpush(in);
+	in->rescan_due = true;
+	return true;
+}
+
 /* Every record of buf; names stay in buf, which lives until the next read. */
 static int parse(struct inofd *in, const char *buf, size_t len)
 {
@@ -436,8 +513,9 @@ static int parse(struct inofd *in, const char *buf, size_t len)
 			return -EINVAL;
 		if (e->len && e->name[e->len - 1] != '\0')
 			return -EINVAL;
-		process(in, e->wd, e->mask, e->cookie,
-			(e->len && e->name[0]) ? e->name : NULL);
+		if (!fast(in, e))
+			process(in, e->wd, e->mask, e->cookie,
+				(e->len && e->name[0]) ? e->name : NULL);
 		off += sizeof(*e) + e->len;
 	}
 	return 0;

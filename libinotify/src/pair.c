@@ -91,7 +91,7 @@ static struct inofd_event *push_at(struct inofd *in, struct inofd__mem *m,
 	return ev;
 oom:
 	/* lost like in an overflow, and said so the same way */
-	in->qtail--;
+	inofd__q_unpush(in);
 	in->rescan_due = true;
 	return NULL;
 }

@@ -4,6 +4,9 @@
  * handed out stays where it is until the next read), bounded by in->qmax.
  * Only ready events are queued: a pending rename half or an open
  * coalescing window waits elsewhere (pair.c), so nothing blocks the head.
+ * A cursor into the tail's block and one into the head's make a push and
+ * a pop a compare and an increment; the block arithmetic runs once per
+ * block.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,29 +35,63 @@ static struct inofd_event *slot(struct inofd *in, size_t i)
 	return &in->qblk[b][i % INOFD__QBLOCK];
 }
 
-static struct inofd_event *push(struct inofd *in, int type)
+/* The tail's slot (no bound), and the cursor set to the rest of its block */
+static struct inofd_event *tail_slot(struct inofd *in)
 {
 	struct inofd_event *ev = slot(in, in->qtail);
 
 	if (!ev) {
+		in->qw = in->qwend = NULL;
 		in->rescan_due = true;
 		return NULL;
 	}
+	in->qw = ev + 1;
+	in->qwend = ev + (INOFD__QBLOCK - in->qtail % INOFD__QBLOCK);
 	in->qtail++;
-	memset(ev, 0, sizeof(*ev));
-	ev->type = type;
-	ev->wd = -1;
-	ev->from_wd = -1;
 	return ev;
 }
 
-struct inofd_event *inofd__q_push(struct inofd *in, int type)
+struct inofd_event *inofd__q_grow(struct inofd *in)
 {
 	if (in->qtail - in->qhead >= in->qmax) {
 		in->rescan_due = true;
 		return NULL;
 	}
-	return push(in, type);
+	return tail_slot(in);
+}
+
+static void init(struct inofd_event *ev, int type)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->type = type;
+	ev->wd = -1;
+	ev->from_wd = -1;
+}
+
+struct inofd_event *inofd__q_push(struct inofd *in, int type)
+{
+	struct inofd_event *ev = inofd__q_slot(in);
+
+	if (ev)
+		init(ev, type);
+	return ev;
+}
+
+void inofd__q_unpush(struct inofd *in)
+{
+	in->qtail--;
+	in->qw = in->qwend = NULL;	/* found again at the next push */
+}
+
+size_t inofd__q_mark(const struct inofd *in)
+{
+	return in->qtail;
+}
+
+void inofd__q_rollback(struct inofd *in, size_t mark)
+{
+	in->qtail = mark;
+	in->qw = in->qwend = NULL;
 }
 
 void inofd__q_rescan(struct inofd *in)
@@ -63,18 +100,22 @@ void inofd__q_rescan(struct inofd *in)
 
 	if (!in->rescan_due)
 		return;
-	ev = push(in, INOFD_EV_RESCAN);		/* one past the bound */
+	ev = tail_slot(in);			/* one past the bound */
 	if (!ev)
 		return;				/* still owed */
+	init(ev, INOFD_EV_RESCAN);
 	ev->mask = IN_Q_OVERFLOW;
 	in->rescan_due = false;
 }
 
-struct inofd_event *inofd__q_pop(struct inofd *in)
+/* The head's slot (it is queued, so its block exists), cursor set. */
+struct inofd_event *inofd__q_first(struct inofd *in)
 {
-	if (in->qhead == in->qtail)
-		return NULL;
-	return slot(in, in->qhead++);
+	struct inofd_event *ev = &in->qblk[in->qhead / INOFD__QBLOCK]
+					  [in->qhead % INOFD__QBLOCK];
+
+	in->qrend = ev + (INOFD__QBLOCK - in->qhead % INOFD__QBLOCK);
+	return ev;
 }
 
 size_t inofd__q_ready(const struct inofd *in)
@@ -87,6 +128,7 @@ bool inofd__q_reset(struct inofd *in)
 	if (in->qhead != in->qtail)
 		return false;
 	in->qhead = in->qtail = 0;
+	in->qw = in->qwend = in->qr = in->qrend = NULL;
 	inofd__arena_reset(&in->arena);
 	return true;
 }

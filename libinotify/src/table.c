@@ -87,6 +87,8 @@ void inofd__kw_put(struct inofd *in, struct inofd__kw *kw, bool rm)
 
 	if (kw->mems)
 		return;
+	if (in->kwhot == kw)
+		in->kwhot = NULL;
 	for (pp = &in->kwtab[slot(kw->wd, in->kwsize)]; *pp; pp = &(*pp)->hnext)
 		if (*pp == kw) {
 			*pp = kw->hnext;
@@ -388,6 +390,8 @@ const char *inofd__mem_path(struct inofd *in, struct inofd__mem *m,
 	m->pcepoch = in->epoch;
 	m->pc_null = !p;
 	m->pclen = p ? *len : 0;
+	/* an entry's name goes after a '/', unless the path ends in one */
+	m->pcjoin = m->pclen + (!p || !m->pclen || p[m->pclen - 1] != '/');
 	*len = m->pclen;
 	return p;
 }

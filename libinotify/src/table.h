@@ -15,6 +15,19 @@ INOFD__HIDDEN struct inofd__kw *inofd__kw_get(struct inofd *in, int wd,
 INOFD__HIDDEN void inofd__kw_put(struct inofd *in, struct inofd__kw *kw,
 				 bool rm);
 
+/* inofd__kw_find(), remembering the last one found (events come in runs) */
+static inline struct inofd__kw *inofd__kw_hot(struct inofd *in, int wd)
+{
+	struct inofd__kw *kw = in->kwhot;
+
+	if (kw && kw->wd == wd)
+		return kw;
+	kw = inofd__kw_find(in, wd);
+	if (kw)
+		in->kwhot = kw;
+	return kw;
+}
+
 /* registrations by id */
 INOFD__HIDDEN struct inofd__reg *inofd__reg_find(const struct inofd *in,
 						 int id);
@@ -41,10 +54,8 @@ INOFD__HIDDEN const char *inofd__mem_path(struct inofd *in,
 					  struct inofd__mem *m, size_t *len);
 INOFD__HIDDEN void inofd__paths_changed(struct inofd *in);
 
-
-
-/* Free m and every tree node below it, unwatching what is left unused. */
 /* The kernel wd watching (dev, ino), or -1 (for tests). */
 INOFD__HIDDEN int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino);
+/* Free m and every tree node below it, unwatching what is left unused. */
 INOFD__HIDDEN void inofd__subtree_free(struct inofd *in, struct inofd__mem *m);
 #endif

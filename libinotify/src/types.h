@@ -73,13 +73,14 @@ struct inofd__step {
 /* A bump allocator: strings of the events of one read. */
 struct inofd__chunk {
 	struct inofd__chunk	*next;
-	size_t			cap, used;
+	size_t			cap;
 	char			data[];
 };
 
 struct inofd__arena {
 	struct inofd__chunk	*head;	/* chunk in use; full ones follow */
 	struct inofd__chunk	*spare;	/* emptied chunks, reused */
+	char			*cur, *end;	/* free part of head */
 };
 
 /* One kernel watch (one wd).  Several members may share it. */
@@ -117,9 +118,10 @@ struct inofd__mem {
 	bool			paired;		/* moved_to(): source taken */
 	bool			moving;		/* its IN_MOVED_FROM waits for a
 						 * pair: no path until then */
-	/* cached full path (NULL path: pc_null) */
+	/* cached full path (NULL path: pc_null); an entry's path is the
+	 * first pclen bytes of pc, a '/', and the name at pcjoin */
 	char			*pc;
-	size_t			pclen, pccap;
+	size_t			pclen, pcjoin, pccap;
 	unsigned int		pcepoch;	/* 0: never built */
 	bool			pc_null;
 	/* coalescing window */
@@ -209,16 +211,20 @@ struct inofd {
 	/* table.c */
 	struct inofd__kw	**kwtab;
 	unsigned int		kwsize, nkw;
+	struct inofd__kw	*kwhot;		/* the last one found */
 	struct inofd__reg	**regtab;
 	unsigned int		regsize, nreg;
 	int			next_id;
 	unsigned int		nuser;		/* inofd_watch_count() */
 	unsigned int		epoch;		/* bumped when a path changes */
 
-	/* queue.c: ready events in blocks, handed out in order */
+	/* queue.c: ready events in blocks, handed out in order; qw..qwend
+	 * the free part of the tail's block, qr..qrend the rest of the
+	 * head's (both NULL when unknown) */
 	struct inofd_event	**qblk;
 	size_t			nqblk;
 	size_t			qhead, qtail, qmax;
+	struct inofd_event	*qw, *qwend, *qr, *qrend;
 	bool			rescan_due;	/* something was lost */
 	struct inofd__arena	arena;
 
