@@ -52,7 +52,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host soak oracle-guest bench-experiment bench-report harness-check watch-fd-check oracle \
+	bench-host bench-lib-host soak oracle-guest bench-experiment bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check \
 	distclean FORCE
 
@@ -69,6 +69,7 @@ help:
 	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter, bench report)"
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
+	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
 	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
@@ -261,6 +262,27 @@ bench-host: build/host/bench_notify
 	@d=$$(mktemp -d /dev/shm/inofd-bench.XXXXXX) && \
 	BENCH_ONLY=1a BENCH_BIN=build/host BENCH_WORK=$$d tests/bench/run.sh; \
 	rc=$$?; rm -rf $$d; exit $$rc
+
+# Bench 1d (tests/bench/bench_lib.c) on this machine: libinofd's iterator
+# against a raw read() loop that builds the same full paths, at depth 0 and
+# 8, in /dev/shm.  The figures are host thread-CPU time (user + system) of
+# this machine's kernel and CPU, not the guest's (make bench BENCH=1d).
+# BENCH_LIB_NEV stays under the default max_queued_events (16384): the
+# bench raises the limit only when run as root.
+BENCH_LIB_NEV    ?= 16000
+BENCH_LIB_ROUNDS ?= 15
+bench-lib-host: build/host/bench_lib
+	@d=$$(mktemp -d /dev/shm/inofd-bench-lib.XXXXXX) && rc=0 && \
+	for depth in 0 8; do \
+		build/host/bench_lib $$d/lib $(BENCH_LIB_NEV) $(BENCH_LIB_ROUNDS) \
+			$$depth | grep -v '^#' || rc=1; \
+		rm -rf $$d/lib; \
+	done; rm -rf $$d; \
+	echo "bench-lib-host: host thread-CPU time, not the guest figure"; exit $$rc
+
+build/host/bench_lib: tests/bench/bench_lib.c tests/bench/bench.h lib
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
 
 build/host/bench_notify: tests/bench/bench_notify.c tests/bench/bench.h
 	@mkdir -p $(@D)
