@@ -382,8 +382,10 @@ static void overflow(struct inofd *in)
 	in->crawl_due = true;
 }
 
-static void process(struct inofd *in, int wd, uint32_t mask, uint32_t cookie,
-		    const char *name)
+/* One event, whatever it is (kept out of parse()'s loop: the slow path). */
+static __attribute__((noinline)) void process(struct inofd *in, int wd,
+					      uint32_t mask, uint32_t cookie,
+					      const char *name)
 {
 	struct inofd__kw *kw;
 	struct inofd__mem *m;
@@ -428,96 +430,183 @@ static void process(struct inofd *in, int wd, uint32_t mask, uint32_t cookie,
  * Bits that make an event more than a report: table upkeep, pairing, tree
  * upkeep, own-listing noise (IN_ISDIR), losses.  An event with none of
  * them, on a kernel watch with one member whose path is known, in an
- * instance without coalescing, is reported by fast() and nothing else.
+ * instance without coalescing, is only a report: parse() makes it itself.
  */
 #define SLOW_BITS	(IN_Q_OVERFLOW | IN_IGNORED | IN_UNMOUNT | IN_ISDIR | \
 			 IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF)
 
 /*
- * The common event, straight from the read buffer: what process() would
- * do for it (inofd__emit() on the one member: a report with the cached
- * directory path joined with the name), with no per-event call but the
- * copies.  False: process() must do it.
+ * What parse() keeps in locals while events are only reports: the queue's
+ * and the arena's cursors, and what it needs of the last kernel watch.
+ * Anything else (process()) sees the instance as it is: the cursors are
+ * put back first, and everything is looked at again after.
  */
-static inline bool fast(struct inofd *in, const struct inotify_event *e)
+struct run {
+	struct inofd_event	*qw;		/* next free queue slot */
+	size_t			room;		/* slots before block end or bound */
+	char			*acur, *aend;	/* free part of the arena chunk */
+	int			wd;		/* the watch below, or -1: none */
+	bool			slow;		/* its events need process() */
+	uint32_t		want;		/* event bits reported; 0: drop */
+	int			id;		/* its registration's */
+	void			*data;
+	const char		*pc;		/* its directory's path */
+	size_t			pclen, pcjoin, pcround;
+};
+
+static void run_load(struct inofd *in, struct run *u)
 {
-	struct inofd__kw *kw;
+	size_t queued = in->qtail - in->qhead;
+
+	/* no watch yet: slow, whatever wd an event has (-1 included) */
+	*u = (struct run){ .qw = in->qw, .acur = in->arena.cur,
+			   .aend = in->arena.end, .wd = -1, .slow = true };
+	u->room = in->qw && queued < in->qmax ? (size_t)(in->qwend - in->qw) : 0;
+	if (u->room > in->qmax - queued)
+		u->room = in->qmax - queued;
+}
+
+static void run_store(struct inofd *in, struct run *u)
+{
+	in->qtail += (size_t)(u->qw - in->qw);
+	in->qw = u->qw;
+	in->arena.cur = u->acur;
+}
+
+/* What an event on wd needs: what process() would do, decided once a run. */
+static void run_watch(struct inofd *in, struct run *u, int wd)
+{
+	struct inofd__kw *kw = inofd__kw_hot(in, wd);
 	struct inofd__mem *m;
 	struct inofd__reg *r;
-	struct inofd_event *ev;
-	const char *name = NULL;
 	size_t dl;
-	char *p;
 
-	if ((e->mask & SLOW_BITS) || in->coalesce_ms)
-		return false;
-	kw = inofd__kw_hot(in, e->wd);
-	if (!kw)
-		return true;	/* removed by the library: nothing to report */
+	u->wd = wd;
+	u->slow = true;
+	u->want = 0;
+	if (!kw) {
+		u->slow = false;	/* removed by the library: dropped */
+		return;
+	}
 	m = kw->mems;
 	if (!m || m->kwnext || m->kind == INOFD__MEM_PARENT)
-		return false;
+		return;
 	r = m->reg;
 	if (r->oneshot || (r->kind == INOFD__REG_PLAIN && r->stale))
+		return;
+	if (!inofd__mem_path(in, m, &dl))
+		return;		/* no path: the name stays in the buffer */
+	u->slow = false;
+	u->want = r->mask & IN_ALL_EVENTS;
+	u->id = r->id;
+	u->data = r->data;
+	u->pc = m->pc;
+	u->pclen = m->pclen;
+	u->pcjoin = m->pcjoin;
+	u->pcround = m->pcround;
+}
+
+/*
+ * 16 bytes at a time, unaligned: a path is copied in whole blocks (n
+ * rounded up to 16), which the cached path's buffer and the arena
+ * allocation leave room for.  No call: this runs for every event.
+ */
+typedef char inofd__v16 __attribute__((vector_size(16), aligned(1),
+				       may_alias));
+
+static inline void copy16(char *d, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i += 16)
+		*(inofd__v16 *)(d + i) = *(const inofd__v16 *)(s + i);
+}
+
+/*
+ * Report e as process() would (inofd__emit() on the one member: the cached
+ * directory path joined with the name) from the read buffer, with no call.
+ * False: process() must do it (also when the queue block or the arena
+ * chunk is used up: it knows how to get more).
+ */
+static inline bool fast(struct inofd *in, struct run *u,
+			const struct inotify_event *e)
+{
+	struct inofd_event *ev;
+	const char *name = NULL;
+	size_t n, elen = e->len;
+	char *p;
+
+	if (e->mask & SLOW_BITS)
 		return false;
-	if (!(e->mask & r->mask & IN_ALL_EVENTS))
-		return true;	/* not wanted */
-	if (m->pcepoch != in->epoch)
-		inofd__mem_path(in, m, &dl);
-	if (m->pc_null)
+	if (e->wd != u->wd)
+		run_watch(in, u, e->wd);
+	if (u->slow)
 		return false;
-	ev = inofd__q_slot(in);
-	if (!ev)
-		return true;	/* lost: the rescan is due */
-	dl = m->pclen;
-	if (e->len && e->name[0]) {
-		/* the padding after the name is NULs: copy it all */
-		p = inofd__arena_str(&in->arena, m->pcjoin + e->len);
-		if (!p)
-			goto oom;
-		memcpy(p, m->pc, dl);
-		p[dl] = '/';
-		name = p + m->pcjoin;
-		if (e->len == 16)
-			memcpy((char *)name, e->name, 16);
-		else
-			memcpy((char *)name, e->name, e->len);
+	if (!(e->mask & u->want))
+		return true;	/* not wanted, or no such watch */
+	if (elen && e->name[0]) {
+		/* the path, then the name with its NUL padding over the rest */
+		n = u->pcjoin + elen;
+		if (n < u->pcround)
+			n = u->pcround;
 	} else {
-		p = inofd__arena_str(&in->arena, dl + 1);
-		if (!p)
-			goto oom;
-		memcpy(p, m->pc, dl + 1);
+		elen = 0;
+		n = u->pcround > u->pclen ? u->pcround : u->pclen + 1;
 	}
+	if (!u->room || (size_t)(u->aend - u->acur) < n)
+		return false;
+	p = u->acur;
+	u->acur += n;
+	copy16(p, u->pc, u->pclen);
+	if (elen) {
+		p[u->pclen] = '/';
+		name = p + u->pcjoin;
+		if (elen % 16 == 0)
+			copy16((char *)name, e->name, elen);
+		else
+			memcpy((char *)name, e->name, elen);
+	} else {
+		p[u->pclen] = '\0';
+	}
+	ev = u->qw++;
+	u->room--;
 	*ev = (struct inofd_event){
-		.type = INOFD_EV_INOTIFY, .wd = r->id, .mask = e->mask,
-		.cookie = e->cookie, .name = name, .path = p, .data = r->data,
+		.type = INOFD_EV_INOTIFY, .wd = u->id, .mask = e->mask,
+		.cookie = e->cookie, .name = name, .path = p, .data = u->data,
 		.from_wd = -1,
 	};
-	return true;
-oom:
-	/* lost like in an overflow, and said so the same way */
-	inofd__q_unpush(in);
-	in->rescan_due = true;
 	return true;
 }
 
 /* Every record of buf; names stay in buf, which lives until the next read. */
 static int parse(struct inofd *in, const char *buf, size_t len)
 {
-	size_t off = 0;
+	const char *end = buf + len;
+	bool fastok = !in->coalesce_ms;
+	struct run u;
 
-	while (off < len) {
-		const struct inotify_event *e = (const void *)(buf + off);
+	run_load(in, &u);
+	while (buf < end) {
+		const struct inotify_event *e = (const void *)buf;
+		size_t rest = (size_t)(end - buf) - sizeof(*e);
 
-		if (len - off < sizeof(*e) || e->len > len - off - sizeof(*e))
+		if ((size_t)(end - buf) < sizeof(*e) || e->len > rest) {
+			run_store(in, &u);
 			return -EINVAL;
-		if (e->len && e->name[e->len - 1] != '\0')
+		}
+		if (e->len && e->name[e->len - 1] != '\0') {
+			run_store(in, &u);
 			return -EINVAL;
-		if (!fast(in, e))
-			process(in, e->wd, e->mask, e->cookie,
-				(e->len && e->name[0]) ? e->name : NULL);
-		off += sizeof(*e) + e->len;
+		}
+		buf += sizeof(*e) + e->len;
+		if (fastok && fast(in, &u, e))
+			continue;
+		run_store(in, &u);
+		process(in, e->wd, e->mask, e->cookie,
+			(e->len && e->name[0]) ? e->name : NULL);
+		run_load(in, &u);
 	}
+	run_store(in, &u);
 	return 0;
 }
 

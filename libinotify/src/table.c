@@ -301,17 +301,30 @@ void inofd__paths_changed(struct inofd *in)
 		in->epoch = 1;
 }
 
+/*
+ * Room for a cached path of n bytes with its NUL, in whole 16-byte blocks:
+ * dispatch.c's fast path copies a path by blocks (see pcround).
+ */
+static bool pc_room(struct inofd__mem *m, size_t n)
+{
+	size_t cap = (n + 1 + 15) & ~(size_t)15;
+	char *q;
+
+	if (cap <= m->pccap)
+		return true;
+	q = realloc(m->pc, cap);
+	if (!q)
+		return false;
+	m->pc = q;
+	m->pccap = cap;
+	return true;
+}
+
 static const char *memcpy_path(struct inofd__mem *m, const char *p,
 			       size_t n, size_t *len)
 {
-	if (n + 1 > m->pccap) {
-		char *q = realloc(m->pc, n + 1);
-
-		if (!q)
-			return NULL;
-		m->pc = q;
-		m->pccap = n + 1;
-	}
+	if (!pc_room(m, n))
+		return NULL;
 	memcpy(m->pc, p, n + 1);
 	*len = n;
 	return m->pc;
@@ -355,14 +368,8 @@ static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 	nl = strlen(m->name) + 1;
 copy:
 	need = dl + nl + 1;
-	if (need > m->pccap) {
-		char *p = realloc(m->pc, need);
-
-		if (!p)
-			return NULL;
-		m->pc = p;
-		m->pccap = need;
-	}
+	if (!pc_room(m, need - 1))
+		return NULL;
 	memmove(m->pc, d, dl);
 	if (nl) {
 		if (dl && m->pc[dl - 1] == '/') {
@@ -392,6 +399,7 @@ const char *inofd__mem_path(struct inofd *in, struct inofd__mem *m,
 	m->pclen = p ? *len : 0;
 	/* an entry's name goes after a '/', unless the path ends in one */
 	m->pcjoin = m->pclen + (!p || !m->pclen || p[m->pclen - 1] != '/');
+	m->pcround = (m->pclen + 15) & ~(size_t)15;	/* <= pccap */
 	*len = m->pclen;
 	return p;
 }
