@@ -446,7 +446,8 @@ struct run {
 	size_t			room;		/* slots before block end or bound */
 	char			*acur, *aend;	/* free part of the arena chunk */
 	int			wd;		/* the watch below, or -1: none */
-	bool			slow;		/* its events need process() */
+	uint32_t		slow;		/* bits that need process(): all
+						 * (~0) when every event does */
 	uint32_t		want;		/* event bits reported; 0: drop */
 	int			id;		/* its registration's */
 	void			*data;
@@ -456,14 +457,14 @@ struct run {
 
 static void run_load(struct inofd *in, struct run *u)
 {
-	size_t queued = in->qtail - in->qhead;
+	size_t room = inofd__q_room(in);
 
 	/* no watch yet: slow, whatever wd an event has (-1 included) */
 	*u = (struct run){ .qw = in->qw, .acur = in->arena.cur,
-			   .aend = in->arena.end, .wd = -1, .slow = true };
-	u->room = in->qw && queued < in->qmax ? (size_t)(in->qwend - in->qw) : 0;
-	if (u->room > in->qmax - queued)
-		u->room = in->qmax - queued;
+			   .aend = in->arena.end, .wd = -1, .slow = ~0u };
+	u->room = (size_t)(in->qwend - in->qw);		/* 0 if NULL */
+	if (u->room > room)
+		u->room = room;
 }
 
 static void run_store(struct inofd *in, struct run *u)
@@ -482,10 +483,10 @@ static void run_watch(struct inofd *in, struct run *u, int wd)
 	size_t dl;
 
 	u->wd = wd;
-	u->slow = true;
+	u->slow = ~0u;
 	u->want = 0;
 	if (!kw) {
-		u->slow = false;	/* removed by the library: dropped */
+		u->slow = SLOW_BITS;	/* removed by the library: dropped */
 		return;
 	}
 	m = kw->mems;
@@ -496,7 +497,7 @@ static void run_watch(struct inofd *in, struct run *u, int wd)
 		return;
 	if (!inofd__mem_path(in, m, &dl))
 		return;		/* no path: the name stays in the buffer */
-	u->slow = false;
+	u->slow = SLOW_BITS;
 	u->want = r->mask & IN_ALL_EVENTS;
 	u->id = r->id;
 	u->data = r->data;
@@ -536,11 +537,9 @@ static inline bool fast(struct inofd *in, struct run *u,
 	size_t n, elen = e->len;
 	char *p;
 
-	if (e->mask & SLOW_BITS)
-		return false;
 	if (e->wd != u->wd)
 		run_watch(in, u, e->wd);
-	if (u->slow)
+	if ((e->mask & u->slow) || (!e->mask && u->slow == ~0u))
 		return false;
 	if (!(e->mask & u->want))
 		return true;	/* not wanted, or no such watch */

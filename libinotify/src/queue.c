@@ -35,6 +35,18 @@ static struct inofd_event *slot(struct inofd *in, size_t i)
 	return &in->qblk[b][i % INOFD__QBLOCK];
 }
 
+static size_t head(const struct inofd *in)
+{
+	return in->qbase + (size_t)(in->qr - in->qrbase);
+}
+
+size_t inofd__q_room(const struct inofd *in)
+{
+	size_t n = in->qtail - head(in);
+
+	return n < in->qmax ? in->qmax - n : 0;
+}
+
 /* The tail's slot (no bound), and the cursor set to the rest of its block */
 static struct inofd_event *tail_slot(struct inofd *in)
 {
@@ -51,15 +63,6 @@ static struct inofd_event *tail_slot(struct inofd *in)
 	return ev;
 }
 
-struct inofd_event *inofd__q_grow(struct inofd *in)
-{
-	if (in->qtail - in->qhead >= in->qmax) {
-		in->rescan_due = true;
-		return NULL;
-	}
-	return tail_slot(in);
-}
-
 static void init(struct inofd_event *ev, int type)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -70,8 +73,18 @@ static void init(struct inofd_event *ev, int type)
 
 struct inofd_event *inofd__q_push(struct inofd *in, int type)
 {
-	struct inofd_event *ev = inofd__q_slot(in);
+	struct inofd_event *ev;
 
+	if (!inofd__q_room(in)) {
+		in->rescan_due = true;
+		return NULL;
+	}
+	if (in->qw != in->qwend) {
+		ev = in->qw++;
+		in->qtail++;
+	} else {
+		ev = tail_slot(in);
+	}
 	if (ev)
 		init(ev, type);
 	return ev;
@@ -108,27 +121,41 @@ void inofd__q_rescan(struct inofd *in)
 	in->rescan_due = false;
 }
 
-/* The head's slot (it is queued, so its block exists), cursor set. */
-struct inofd_event *inofd__q_first(struct inofd *in)
+/*
+ * The cursor reached what it knew: the rest of the head's block that is
+ * queued now (queued events are in blocks that exist), or NULL.
+ */
+struct inofd_event *inofd__q_next(struct inofd *in)
 {
-	struct inofd_event *ev = &in->qblk[in->qhead / INOFD__QBLOCK]
-					  [in->qhead % INOFD__QBLOCK];
+	size_t h = head(in), off = h % INOFD__QBLOCK, n = INOFD__QBLOCK - off;
+	struct inofd_event *ev;
 
-	in->qrend = ev + (INOFD__QBLOCK - in->qhead % INOFD__QBLOCK);
+	if (h >= in->qtail) {
+		in->qbase = h;
+		in->qr = in->qrend = in->qrbase = NULL;
+		return NULL;
+	}
+	if (n > in->qtail - h)
+		n = in->qtail - h;
+	ev = &in->qblk[h / INOFD__QBLOCK][off];
+	in->qbase = h;
+	in->qrbase = ev;
+	in->qr = ev + 1;
+	in->qrend = ev + n;
 	return ev;
 }
 
 size_t inofd__q_ready(const struct inofd *in)
 {
-	return in->qtail - in->qhead;
+	return in->qtail - head(in);
 }
 
 bool inofd__q_reset(struct inofd *in)
 {
-	if (in->qhead != in->qtail)
+	if (head(in) != in->qtail)
 		return false;
-	in->qhead = in->qtail = 0;
-	in->qw = in->qwend = in->qr = in->qrend = NULL;
+	in->qbase = in->qtail = 0;
+	in->qw = in->qwend = in->qr = in->qrend = in->qrbase = NULL;
 	inofd__arena_reset(&in->arena);
 	return true;
 }

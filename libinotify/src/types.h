@@ -220,13 +220,15 @@ struct inofd {
 	unsigned int		nuser;		/* inofd_watch_count() */
 	unsigned int		epoch;		/* bumped when a path changes */
 
-	/* queue.c: ready events in blocks, handed out in order; qw..qwend
-	 * the free part of the tail's block, qr..qrend the rest of the
-	 * head's (both NULL when unknown) */
+	/* queue.c: ready events in blocks, handed out in order.  qw..qwend
+	 * is the free part of the tail's block; qr..qrend the events ready
+	 * in the head's block as the last look found them, qrbase where that
+	 * look started, at index qbase (the head is qbase + qr - qrbase).
+	 * NULL cursors: look again. */
 	struct inofd_event	**qblk;
 	size_t			nqblk;
-	size_t			qhead, qtail, qmax;
-	struct inofd_event	*qw, *qwend, *qr, *qrend;
+	size_t			qbase, qtail, qmax;
+	struct inofd_event	*qw, *qwend, *qr, *qrend, *qrbase;
 	bool			rescan_due;	/* something was lost */
 	struct inofd__arena	arena;
 
