@@ -314,6 +314,177 @@ static void queue_bounded(void **state)
 	free(evs);
 }
 
+/*
+ * The common event is reported by dispatch.c's fast path (one member on
+ * the kernel watch, no move, no IN_ISDIR); with a second registration on
+ * the same kernel watch the same bytes go through process().  Both must
+ * give the tree the same events: names of every padding, no name, unknown
+ * and unwanted events, across queue blocks and arena chunks.
+ */
+struct fed {
+	char *buf;
+	size_t len, cap;
+};
+
+static void put(struct fed *b, int wd, uint32_t mask, uint32_t cookie,
+		const char *name, uint32_t len)
+{
+	struct inotify_event e = { .wd = wd, .mask = mask, .cookie = cookie,
+				   .len = len };
+
+	if (b->len + sizeof(e) + len > b->cap) {
+		b->cap = (b->len + sizeof(e) + len) * 2;
+		b->buf = realloc(b->buf, b->cap);
+		assert_non_null(b->buf);
+	}
+	memcpy(b->buf + b->len, &e, sizeof(e));
+	memset(b->buf + b->len + sizeof(e), 0, len);
+	if (name)
+		memcpy(b->buf + b->len + sizeof(e), name, strlen(name));
+	b->len += sizeof(e) + len;
+}
+
+static int collect(struct inofd *in, const struct fed *b, int wd,
+		   struct rec *r, int max)
+{
+	const struct inofd_event *ev;
+	int n = 0;
+
+	assert_true(inofd__feed(in, b->buf, b->len) >= 0);
+	while (inofd_next(in, &ev) > 0) {
+		if (ev->wd != wd)
+			continue;
+		assert_true(n < max);
+		memset(&r[n], 0, sizeof(r[n]));
+		r[n].type = ev->type;
+		r[n].wd = ev->wd;
+		r[n].mask = ev->mask;
+		r[n].cookie = ev->cookie;
+		r[n].flags = ev->flags;
+		r[n].error = ev->error;
+		r[n].from_wd = ev->from_wd;
+		r[n].data = ev->data;
+		r[n].from_data = ev->from_data;
+		snprintf(r[n].name, sizeof(r[n].name), "%s",
+			 ev->name ? ev->name : "(null)");
+		snprintf(r[n].path, sizeof(r[n].path), "%s",
+			 ev->path ? ev->path : "(null)");
+		assert_null(ev->from_name);
+		assert_null(ev->from_path);
+		/* the name is the path's last component */
+		if (ev->name)
+			assert_ptr_equal(ev->name, ev->path + strlen(ev->path) -
+					 strlen(ev->name));
+		n++;
+	}
+	return n;
+}
+
+static void fast_path_matches_process(void **state)
+{
+	struct fx *f = *state;
+	struct fed b = { 0 };
+	struct rec *ra = calloc(4096, sizeof(*ra)), *rb = calloc(4096, sizeof(*rb));
+	const struct inofd_event *ev;
+	char name[300];
+	struct stat st;
+	int t, kwd, na, nb, i;
+
+	assert_non_null(ra);
+	assert_non_null(rb);
+	mkdirp(P(f, "t"));
+	t = inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_MODIFY | IN_ATTRIB |
+			     IN_CLOSE_WRITE | IN_CREATE | IN_DELETE, 0, "tree");
+	assert_true(t >= 0);
+	while (inofd_read(f->in) > 0)
+		while (inofd_next(f->in, &ev) > 0)
+			;
+	assert_int_equal(stat(P(f, "t"), &st), 0);
+	kwd = inofd__kwd_of(f->in, st.st_dev, st.st_ino);
+	assert_true(kwd >= 0);
+	for (i = 0; i < 3000; i++) {
+		size_t nl = (size_t)(i % 40) + 1;
+
+		memset(name, 'a' + i % 26, nl);
+		name[nl] = '\0';
+		/* names padded to 16 as the kernel does, and not */
+		put(&b, kwd, (const uint32_t[]){ IN_MODIFY, IN_ATTRIB,
+			IN_CLOSE_WRITE, IN_CREATE, IN_DELETE }[i % 5], 0, name,
+		    i % 7 ? (uint32_t)((nl + 16) & ~15u) : (uint32_t)nl + 1 +
+		    i % 3);
+		if (i % 97 == 0)
+			put(&b, kwd, IN_ATTRIB, 0, NULL, 0);	/* no name */
+		if (i % 89 == 0)
+			put(&b, kwd, IN_ATTRIB, 0, NULL, 16);	/* empty name */
+		if (i % 83 == 0)
+			put(&b, kwd, IN_ACCESS, 0, "unwanted", 16);
+		if (i % 79 == 0)
+			put(&b, kwd + 1000, IN_MODIFY, 0, "nowatch", 16);
+		if (i % 73 == 0)
+			put(&b, -1, IN_MODIFY, 0, "minus1", 16);
+		if (i % 71 == 0)
+			put(&b, kwd, IN_MODIFY, 7, "cookie", 16);
+	}
+	memset(name, 'z', 255);
+	name[255] = '\0';
+	put(&b, kwd, IN_MODIFY, 0, name, 256);
+	na = collect(f->in, &b, t, ra, 4096);
+	/* a second registration on the same kernel watch: process() */
+	assert_true(inofd_watch_path(f->in, P(f, "t"), IN_ALL_EVENTS,
+				     "plain") >= 0);
+	assert_int_equal(inofd__kwd_of(f->in, st.st_dev, st.st_ino), kwd);
+	nb = collect(f->in, &b, t, rb, 4096);
+	assert_true(na > 3000);
+	assert_int_equal(na, nb);
+	for (i = 0; i < na; i++) {
+		assert_int_equal(ra[i].type, rb[i].type);
+		assert_int_equal(ra[i].mask, rb[i].mask);
+		assert_int_equal(ra[i].cookie, rb[i].cookie);
+		assert_int_equal(ra[i].flags, rb[i].flags);
+		assert_int_equal(ra[i].error, rb[i].error);
+		assert_int_equal(ra[i].from_wd, rb[i].from_wd);
+		assert_ptr_equal(ra[i].data, rb[i].data);
+		assert_ptr_equal(ra[i].from_data, rb[i].from_data);
+		assert_string_equal(ra[i].name, rb[i].name);
+		assert_string_equal(ra[i].path, rb[i].path);
+	}
+	assert_string_equal(ra[0].path, P(f, "t/a"));
+	assert_string_equal(ra[na - 1].name, name);
+	free(b.buf);
+	free(ra);
+	free(rb);
+}
+
+/* The fast path keeps the bound: qmax events, then one INOFD_EV_RESCAN. */
+static void fast_path_bounded(void **state)
+{
+	struct fx *f = *state;
+	struct fed b = { 0 };
+	const struct inofd_event *ev;
+	int wd, i, r, got = 0, rescans = 0, last = -1;
+	struct stat st;
+
+	wd = inofd_watch_path(f->in, f->dir, IN_MODIFY, NULL);
+	assert_true(wd >= 0);
+	assert_int_equal(stat(f->dir, &st), 0);
+	for (i = 0; i < 70000; i++)
+		put(&b, inofd__kwd_of(f->in, st.st_dev, st.st_ino), IN_MODIFY,
+		    0, "x", 16);
+	r = inofd__feed(f->in, b.buf, b.len);
+	assert_int_equal(r, 65537);
+	while (inofd_next(f->in, &ev) > 0) {
+		got++;
+		rescans += ev->type == INOFD_EV_RESCAN;
+		last = ev->type;
+		if (ev->type == INOFD_EV_INOTIFY)
+			assert_string_equal(ev->path, P(f, "x"));
+	}
+	assert_int_equal(got, r);
+	assert_int_equal(rescans, 1);
+	assert_int_equal(last, INOFD_EV_RESCAN);
+	free(b.buf);
+}
+
 /* Finding 8: out of memory is a loss like any other: INOFD_EV_RESCAN. */
 static void oom_is_rescan(void **state)
 {
@@ -505,6 +676,8 @@ DEFINE_TESTS(core,
 	T(options_and_getters),
 	T(pending_half_blocks_nobody),
 	T(queue_bounded),
+	T(fast_path_matches_process),
+	T(fast_path_bounded),
 	T(oom_is_rescan),
 	T(edge_triggered_epoll),
 	T(zero_allocs_per_event),
