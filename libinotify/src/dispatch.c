@@ -452,7 +452,8 @@ struct run {
 	int			id;		/* its registration's */
 	void			*data;
 	const char		*pc;		/* its directory's path */
-	size_t			pclen, pcjoin, pcround;
+	size_t			pclen, pcjoin;
+	size_t			alone;		/* arena bytes of that path alone */
 };
 
 static void run_load(struct inofd *in, struct run *u)
@@ -490,7 +491,7 @@ static void run_watch(struct inofd *in, struct run *u, int wd)
 		return;
 	}
 	m = kw->mems;
-	if (!m || m->kwnext || m->kind == INOFD__MEM_PARENT)
+	if (!m || m->kwnext || m->kind == INOFD__MEM_PARENT || in->coalesce_ms)
 		return;
 	r = m->reg;
 	if (r->oneshot || (r->kind == INOFD__REG_PLAIN && r->stale))
@@ -504,7 +505,8 @@ static void run_watch(struct inofd *in, struct run *u, int wd)
 	u->pc = m->pc;
 	u->pclen = m->pclen;
 	u->pcjoin = m->pcjoin;
-	u->pcround = m->pcround;
+	/* copied by 16-byte blocks (pcround), then its NUL */
+	u->alone = m->pcround > m->pclen ? m->pcround : m->pclen + 1;
 }
 
 /*
@@ -543,14 +545,18 @@ static inline bool fast(struct inofd *in, struct run *u,
 		return false;
 	if (!(e->mask & u->want))
 		return true;	/* not wanted, or no such watch */
-	if (elen && e->name[0]) {
-		/* the path, then the name with its NUL padding over the rest */
+	if (elen) {
+		/*
+		 * The path, then the name with its NUL padding over the rest
+		 * of the path's last block (elen >= 16).  A name padded other
+		 * than as the kernel pads it (to 16 bytes), or empty, is
+		 * process()'s: only fed bytes have them.
+		 */
+		if (elen % 16 || !e->name[0])
+			return false;
 		n = u->pcjoin + elen;
-		if (n < u->pcround)
-			n = u->pcround;
 	} else {
-		elen = 0;
-		n = u->pcround > u->pclen ? u->pcround : u->pclen + 1;
+		n = u->alone;
 	}
 	if (!u->room || (size_t)(u->aend - u->acur) < n)
 		return false;
@@ -560,10 +566,7 @@ static inline bool fast(struct inofd *in, struct run *u,
 	if (elen) {
 		p[u->pclen] = '/';
 		name = p + u->pcjoin;
-		if (elen % 16 == 0)
-			copy16((char *)name, e->name, elen);
-		else
-			memcpy((char *)name, e->name, elen);
+		copy16((char *)name, e->name, elen);
 	} else {
 		p[u->pclen] = '\0';
 	}
@@ -581,7 +584,6 @@ static inline bool fast(struct inofd *in, struct run *u,
 static int parse(struct inofd *in, const char *buf, size_t len)
 {
 	const char *end = buf + len;
-	bool fastok = !in->coalesce_ms;
 	struct run u;
 
 	run_load(in, &u);
@@ -598,7 +600,7 @@ static int parse(struct inofd *in, const char *buf, size_t len)
 			return -EINVAL;
 		}
 		buf += sizeof(*e) + e->len;
-		if (fastok && fast(in, &u, e))
+		if (fast(in, &u, e))
 			continue;
 		run_store(in, &u);
 		process(in, e->wd, e->mask, e->cookie,
