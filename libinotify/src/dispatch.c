@@ -541,10 +541,10 @@ static inline bool fast(struct inofd *in, struct run *u,
 
 	if (e->wd != u->wd)
 		run_watch(in, u, e->wd);
-	if ((e->mask & u->slow) || (!e->mask && u->slow == ~0u))
+	if (e->mask & u->slow)
 		return false;
-	if (!(e->mask & u->want))
-		return true;	/* not wanted, or no such watch */
+	if (!(e->mask & u->want))	/* not wanted, or no such watch; */
+		return u->slow != ~0u;	/* a mask of 0 is process()'s too */
 	if (elen) {
 		/*
 		 * The path, then the name with its NUL padding over the rest
