@@ -572,11 +572,20 @@ static inline bool fast(struct inofd *in, struct run *u,
 	}
 	ev = u->qw++;
 	u->room--;
-	*ev = (struct inofd_event){
-		.type = INOFD_EV_INOTIFY, .wd = u->id, .mask = e->mask,
-		.cookie = e->cookie, .name = name, .path = p, .data = u->data,
-		.from_wd = -1,
-	};
+	/* field by field: no zeroing first (the padding is never read) */
+	ev->type = INOFD_EV_INOTIFY;
+	ev->wd = u->id;
+	ev->mask = e->mask;
+	ev->cookie = e->cookie;
+	ev->flags = 0;
+	ev->error = 0;
+	ev->name = name;
+	ev->path = p;
+	ev->data = u->data;
+	ev->from_wd = -1;
+	ev->from_name = NULL;
+	ev->from_path = NULL;
+	ev->from_data = NULL;
 	return true;
 }
 
