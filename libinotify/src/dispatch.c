@@ -443,7 +443,7 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
  */
 struct run {
 	struct inofd_event	*qw;		/* next free queue slot */
-	size_t			room;		/* slots before block end or bound */
+	struct inofd_event	*qlim;		/* block end or bound, if before */
 	char			*acur, *aend;	/* free part of the arena chunk */
 	int			wd;		/* the watch below, or -1: none */
 	uint32_t		slow;		/* bits that need process(): all
@@ -452,23 +452,26 @@ struct run {
 	int			id;		/* its registration's */
 	void			*data;
 	const char		*pc;		/* its directory's path */
-	size_t			pclen, pcjoin;
-	size_t			alone;		/* arena bytes of that path alone */
+	size_t			pcjoin;		/* where an entry's name goes */
+	size_t			alone;		/* that path and its NUL, in whole
+						 * 16-byte blocks */
 };
 
-static void run_load(struct inofd *in, struct run *u)
+static inline __attribute__((always_inline)) void
+run_load(struct inofd *in, struct run *u)
 {
 	size_t room = inofd__q_room(in);
 
 	/* no watch yet: slow, whatever wd an event has (-1 included) */
-	*u = (struct run){ .qw = in->qw, .acur = in->arena.cur,
-			   .aend = in->arena.end, .wd = -1, .slow = ~0u };
-	u->room = (size_t)(in->qwend - in->qw);		/* 0 if NULL */
-	if (u->room > room)
-		u->room = room;
+	*u = (struct run){ .qw = in->qw, .qlim = in->qwend,
+			   .acur = in->arena.cur, .aend = in->arena.end,
+			   .wd = -1, .slow = ~0u };
+	if ((size_t)(in->qwend - in->qw) > room)	/* 0 if NULL */
+		u->qlim = in->qw + room;
 }
 
-static void run_store(struct inofd *in, struct run *u)
+static inline __attribute__((always_inline)) void
+run_store(struct inofd *in, struct run *u)
 {
 	in->qtail += (size_t)(u->qw - in->qw);
 	in->qw = u->qw;
@@ -476,7 +479,8 @@ static void run_store(struct inofd *in, struct run *u)
 }
 
 /* What an event on wd needs: what process() would do, decided once a run. */
-static void run_watch(struct inofd *in, struct run *u, int wd)
+static inline __attribute__((always_inline)) void
+run_watch(struct inofd *in, struct run *u, int wd)
 {
 	struct inofd__kw *kw = inofd__kw_hot(in, wd);
 	struct inofd__mem *m;
@@ -503,26 +507,27 @@ static void run_watch(struct inofd *in, struct run *u, int wd)
 	u->id = r->id;
 	u->data = r->data;
 	u->pc = m->pc;
-	u->pclen = m->pclen;
 	u->pcjoin = m->pcjoin;
-	/* copied by 16-byte blocks (pcround), then its NUL */
-	u->alone = m->pcround > m->pclen ? m->pcround : m->pclen + 1;
+	u->alone = (m->pclen + 1 + 15) & ~(size_t)15;
 }
 
 /*
- * 16 bytes at a time, unaligned: a path is copied in whole blocks (n
- * rounded up to 16), which the cached path's buffer and the arena
- * allocation leave room for.  No call: this runs for every event.
+ * 16 bytes at a time, unaligned: a path is copied in whole blocks (n, at
+ * least 1, rounded up to 16), which the cached path's buffer (table.c's
+ * pc_room()) and the arena allocation leave room for.  No call: this runs
+ * for every event.
  */
 typedef char inofd__v16 __attribute__((vector_size(16), aligned(1),
 				       may_alias));
 
 static inline void copy16(char *d, const char *s, size_t n)
 {
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < n; i += 16)
+	do {
 		*(inofd__v16 *)(d + i) = *(const inofd__v16 *)(s + i);
+		i += 16;
+	} while (i < n);
 }
 
 /*
@@ -558,20 +563,23 @@ static inline bool fast(struct inofd *in, struct run *u,
 	} else {
 		n = u->alone;
 	}
-	if (!u->room || (size_t)(u->aend - u->acur) < n)
+	if (u->qw == u->qlim || (size_t)(u->aend - u->acur) < n)
 		return false;
 	p = u->acur;
 	u->acur += n;
-	copy16(p, u->pc, u->pclen);
 	if (elen) {
-		p[u->pclen] = '/';
+		/*
+		 * The path's first pcjoin bytes: its NUL (or its own final
+		 * '/') at pcjoin - 1 becomes the '/', the name follows.
+		 */
+		copy16(p, u->pc, u->pcjoin);
+		p[u->pcjoin - 1] = '/';
 		name = p + u->pcjoin;
 		copy16((char *)name, e->name, elen);
 	} else {
-		p[u->pclen] = '\0';
+		copy16(p, u->pc, u->alone);	/* the path and its NUL */
 	}
 	ev = u->qw++;
-	u->room--;
 	/* field by field: no zeroing first (the padding is never read) */
 	ev->type = INOFD_EV_INOTIFY;
 	ev->wd = u->id;

@@ -303,7 +303,7 @@ void inofd__paths_changed(struct inofd *in)
 
 /*
  * Room for a cached path of n bytes with its NUL, in whole 16-byte blocks:
- * dispatch.c's fast path copies a path by blocks (see pcround).
+ * dispatch.c's fast path copies a path and its NUL by blocks.
  */
 static bool pc_room(struct inofd__mem *m, size_t n)
 {
@@ -399,7 +399,6 @@ const char *inofd__mem_path(struct inofd *in, struct inofd__mem *m,
 	m->pclen = p ? *len : 0;
 	/* an entry's name goes after a '/', unless the path ends in one */
 	m->pcjoin = m->pclen + (!p || !m->pclen || p[m->pclen - 1] != '/');
-	m->pcround = (m->pclen + 15) & ~(size_t)15;	/* <= pccap */
 	*len = m->pclen;
 	return p;
 }

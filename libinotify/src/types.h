@@ -120,10 +120,10 @@ struct inofd__mem {
 						 * pair: no path until then */
 	/* cached full path (NULL path: pc_null); an entry's path is the
 	 * first pclen bytes of pc, a '/', and the name at pcjoin; pccap
-	 * is at least pcround, pclen rounded up to 16 (the fast path
-	 * copies 16-byte blocks) */
+	 * is pclen + 1 rounded up to 16 or more (the fast path copies
+	 * 16-byte blocks) */
 	char			*pc;
-	size_t			pclen, pcjoin, pcround, pccap;
+	size_t			pclen, pcjoin, pccap;
 	unsigned int		pcepoch;	/* 0: never built */
 	bool			pc_null;
 	/* coalescing window */
