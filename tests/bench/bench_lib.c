@@ -23,7 +23,7 @@
 #define FILES 64
 
 static char buf[64 * 1024];
-static char leaf[4096];
+static char leaf[4096];		/* the directory the events happen in */
 
 /*
  * CPU time of this thread (user + system): what the drain costs, not how
@@ -35,7 +35,7 @@ static double cpu_s(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}		/* the directory the events happen in */
+}
 
 static void make_files(const char *dir)
 {
