@@ -604,18 +604,12 @@ static int parse(struct inofd *in, const char *buf, size_t len)
 	struct run u;
 
 	run_load(in, &u);
-	while (buf < end) {
+	while ((size_t)(end - buf) >= sizeof(struct inotify_event)) {
 		const struct inotify_event *e = (const void *)buf;
-		size_t rest = (size_t)(end - buf) - sizeof(*e);
 
-		if ((size_t)(end - buf) < sizeof(*e) || e->len > rest) {
-			run_store(in, &u);
-			return -EINVAL;
-		}
-		if (e->len && e->name[e->len - 1] != '\0') {
-			run_store(in, &u);
-			return -EINVAL;
-		}
+		if (e->len > (size_t)(end - buf) - sizeof(*e) ||
+		    (e->len && e->name[e->len - 1] != '\0'))
+			break;
 		buf += sizeof(*e) + e->len;
 		if (fast(in, &u, e))
 			continue;
@@ -625,7 +619,8 @@ static int parse(struct inofd *in, const char *buf, size_t len)
 		run_load(in, &u);
 	}
 	run_store(in, &u);
-	return 0;
+	/* a torn or malformed record: what came before it is reported */
+	return buf == end ? 0 : -EINVAL;
 }
 
 /* After a batch: due halves and windows, crawls, walk steps, rescans. */
