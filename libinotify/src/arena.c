@@ -37,12 +37,6 @@ char *inofd__arena_more(struct inofd__arena *a, size_t n)
 	return c->data;
 }
 
-void inofd__arena_open(struct inofd__arena *a)
-{
-	if (!a->cur)
-		inofd__arena_more(a, 0);	/* NULL: the cursor stays empty */
-}
-
 char *inofd__arena_alloc(struct inofd__arena *a, size_t n)
 {
 	uintptr_t p = (uintptr_t)a->cur, q = (p + 7) & ~(uintptr_t)7;

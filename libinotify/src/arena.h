@@ -12,8 +12,6 @@
  */
 INOFD__HIDDEN char *inofd__arena_alloc(struct inofd__arena *a, size_t n);
 INOFD__HIDDEN char *inofd__arena_more(struct inofd__arena *a, size_t n);
-/* After a reset: take a chunk now (a spare one), so the cursor has room. */
-INOFD__HIDDEN void inofd__arena_open(struct inofd__arena *a);
 INOFD__HIDDEN char *inofd__arena_join(struct inofd__arena *a, const char *dir,
 				      size_t dirlen, const char *name);
 INOFD__HIDDEN void inofd__arena_reset(struct inofd__arena *a);

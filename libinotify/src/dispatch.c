@@ -597,27 +597,17 @@ static inline bool fast(struct inofd *in, struct run *u,
 	return true;
 }
 
-/*
- * The records of buf that start in its first limit bytes; names stay in
- * buf, which lives until the next read.  Returns the bytes taken, or
- * -EINVAL at a torn or malformed record (what came before it is reported).
- */
-static ssize_t parse(struct inofd *in, const char *buf, size_t len,
-		     size_t limit)
+/* Every record of buf; names stay in buf, which lives until the next read. */
+static int parse(struct inofd *in, const char *buf, size_t len)
 {
-	const char *start = buf, *end = buf + len;
-	const char *lim = buf + (limit < len ? limit : len);
+	const char *end = buf + len;
 	struct run u;
 
-	/* a batch starts with room, or its first event would be process()'s */
-	inofd__q_open(in);
-	inofd__arena_open(&in->arena);
 	run_load(in, &u);
-	while (buf < lim) {
+	while ((size_t)(end - buf) >= sizeof(struct inotify_event)) {
 		const struct inotify_event *e = (const void *)buf;
 
-		if ((size_t)(end - buf) < sizeof(*e) ||
-		    e->len > (size_t)(end - buf) - sizeof(*e) ||
+		if (e->len > (size_t)(end - buf) - sizeof(*e) ||
 		    (e->len && e->name[e->len - 1] != '\0'))
 			break;
 		buf += sizeof(*e) + e->len;
@@ -629,24 +619,21 @@ static ssize_t parse(struct inofd *in, const char *buf, size_t len,
 		run_load(in, &u);
 	}
 	run_store(in, &u);
-	return buf >= lim ? buf - start : -EINVAL;
+	/* a torn or malformed record: what came before it is reported */
+	return buf == end ? 0 : -EINVAL;
 }
 
 /* After a batch: due halves and windows, crawls, walk steps, rescans. */
 static int settle(struct inofd *in)
 {
-	/* the clock only when something waits on it (a batch is small) */
-	uint64_t now = in->pfirst || in->wfirst ? inofd__now_ns() : 0;
+	uint64_t now = inofd__now_ns();
 	struct inofd__pend *p;
 
-	/* a half's partner may be in the bytes read and not parsed yet */
-	while (now && in->poff == in->pfill &&
-	       (p = inofd__pend_due(in, now))) {
+	while ((p = inofd__pend_due(in, now))) {
 		moved_out(in, p);
 		inofd__pend_put(in, p);
 	}
-	if (now)
-		inofd__win_expire(in, now);
+	inofd__win_expire(in, now);
 	if (in->crawl_due) {
 		in->crawl_due = false;
 		inofd__tree_crawl(in);
@@ -666,8 +653,8 @@ static int settle(struct inofd *in)
 
 int inofd__feed(struct inofd *in, const void *buf, size_t len)
 {
-	ssize_t r;
 	char *copy;
+	int r;
 
 	if (!in || (!buf && len))
 		return -EINVAL;
@@ -676,9 +663,9 @@ int inofd__feed(struct inofd *in, const void *buf, size_t len)
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
-	r = parse(in, copy, len, len);
+	r = parse(in, copy, len);
 	if (r < 0)
-		return (int)r;
+		return r;
 	return settle(in);
 }
 
@@ -697,60 +684,42 @@ int inofd__read(struct inofd *in)
 	if (!inofd__q_reset(in))
 		return settle(in);
 	for (;;) {
-		ssize_t r;
+		size_t fill = 0;
+		bool again = false;
+		int r;
 
-		while (in->poff == in->pfill) {
-			size_t fill = 0;
-			bool again = false;
+		while (in->bufsz - fill >= INOFD__READ_MIN &&
+		       rounds < INOFD__READ_ROUNDS) {
+			ssize_t n = read(in->ifd, in->buf + fill,
+					 in->bufsz - fill);
 
-			if (rounds >= INOFD__READ_ROUNDS)
-				return ready;
-			while (in->bufsz - fill >= INOFD__READ_MIN &&
-			       rounds < INOFD__READ_ROUNDS) {
-				ssize_t n = read(in->ifd, in->buf + fill,
-						 in->bufsz - fill);
-
-				rounds++;
-				if (n < 0 && errno == EINTR)
-					continue;
-				if (n < 0 && errno == EAGAIN) {
-					again = true;
-					break;
-				}
-				if (n < 0) {
-					if (!fill)
-						return -errno;
-					break;
-				}
-				if (n == 0)
-					break;
-				fill += (size_t)n;
-			}
-			in->pfill = fill;
-			in->poff = 0;
-			in->again = again;
-			if (!fill)
+			rounds++;
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN) {
+				again = true;
 				break;
+			}
+			if (n < 0) {
+				if (!fill)
+					return -errno;
+				break;
+			}
+			if (n == 0)
+				break;
+			fill += (size_t)n;
 		}
-		/*
-		 * A chunk at a time: its events and paths stay in the cache
-		 * until they are handed out (a whole buffer's do not).
-		 */
-		r = parse(in, in->buf + in->poff, in->pfill - in->poff,
-			  INOFD__PARSE_CHUNK);
-		if (r < 0) {
-			in->poff = in->pfill;	/* the rest is dropped */
-			return (int)r;
-		}
-		in->poff += (size_t)r;
-		in->more = !in->again || in->poff < in->pfill;
+		r = parse(in, in->buf, fill);
+		if (r < 0)
+			return r;
+		in->more = !again;
 		ready = settle(in);
 		/*
 		 * Read until EAGAIN (edge-triggered epoll needs that) or until
 		 * there is something to hand out: the buffer cannot be reused
 		 * before the events that point into it are taken.
 		 */
-		if (ready || !in->more)
+		if (ready || again || rounds >= INOFD__READ_ROUNDS)
 			break;
 		inofd__q_reset(in);
 	}

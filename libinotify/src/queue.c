@@ -63,19 +63,6 @@ static struct inofd_event *tail_slot(struct inofd *in)
 	return ev;
 }
 
-bool inofd__q_open(struct inofd *in)
-{
-	struct inofd_event *ev;
-
-	if (in->qw != in->qwend)
-		return true;
-	if (!inofd__q_room(in) || !(ev = slot(in, in->qtail)))
-		return false;
-	in->qw = ev;
-	in->qwend = ev + (INOFD__QBLOCK - in->qtail % INOFD__QBLOCK);
-	return true;
-}
-
 static void init(struct inofd_event *ev, int type)
 {
 	memset(ev, 0, sizeof(*ev));

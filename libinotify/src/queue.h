@@ -7,11 +7,6 @@
 
 /* A zeroed event at the tail, or NULL (full or no memory: a rescan is due) */
 INOFD__HIDDEN struct inofd_event *inofd__q_push(struct inofd *in, int type);
-/*
- * Make the tail's block ready to be written at in->qw (nothing is pushed);
- * false at the bound or out of memory (inofd__q_push() then says so).
- */
-INOFD__HIDDEN bool inofd__q_open(struct inofd *in);
 /* Take back the last event pushed (it could not be completed). */
 INOFD__HIDDEN void inofd__q_unpush(struct inofd *in);
 /* Drop every event pushed since inofd__q_mark() returned mark. */

@@ -30,9 +30,7 @@
 
 #define INOFD__PAIR_MS		10	/* default wait for IN_MOVED_TO */
 #define INOFD__QMAX		65536	/* ready events queued at most */
-#define INOFD__READ_BUF		(64 * 1024)
-#define INOFD__PARSE_CHUNK	(8 * 1024)	/* parsed per batch: its events
-						 * stay in cache */
+#define INOFD__READ_BUF		(64 * 1024)	/* one batch: its events stay in cache */
 #define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
 #define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
 #ifndef INOFD__WALK_BUDGET	/* -D for stress builds (DESIGN.md) */
@@ -257,10 +255,7 @@ struct inofd {
 	/* dispatch.c */
 	char			*buf;
 	size_t			bufsz;
-	size_t			pfill, poff;	/* bytes read, bytes parsed */
-	bool			again;		/* the last read said EAGAIN */
-	bool			more;		/* the last read stopped early, or
-						 * read bytes wait to be parsed */
+	bool			more;		/* the last read stopped early */
 };
 
 #endif
