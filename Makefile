@@ -86,6 +86,7 @@ help:
 	@echo "make series-check   every patch of the series builds on its own"
 	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
 	@echo "ACCEL=auto       KVM if it works here (probed once per host), else TCG; ACCEL=tcg|kvm forces"
+	@echo "ACCEL=icount     TCG, one vCPU, clock = instruction count (exact bench ratios; slow)"
 	@echo "CACHE=$(CACHE)  (kernel tree and builds, outside the repo)"
 
 # ---------------------------------------------------------------- deps

@@ -13,7 +13,7 @@
 # (default 512M), QEMU_SMP (default 2), QEMU (default qemu-system-x86_64),
 # ACCEL (auto, the default: KVM if scripts/accel-probe.sh finds that it
 # works on this host, with its answer cached in ACCEL_CACHE; or tcg or kvm
-# to force one).  Bench runs and soak runs (inofd.soak=) show progress per
+# to force one; or icount: one vCPU whose clock counts instructions).  Bench runs and soak runs (inofd.soak=) show progress per
 # step (scripts/progress.sh).
 set -uo pipefail
 
@@ -48,6 +48,12 @@ esac
 echo "run-guest: accelerator $accel ($why)"
 case "$accel" in
 tcg) accel_opt="-accel tcg,thread=multi" ;;
+# Exact and slow: guest time is its instruction count (bench 1d's ratio
+# as instructions, user and kernel).  One vCPU: with two it never booted.
+icount)
+	accel_opt="-accel tcg,thread=single -icount shift=0,sleep=off"
+	smp=1
+	;;
 *) accel_opt="-accel $accel" ;;
 esac
 

@@ -536,8 +536,9 @@ static inline void copy16(char *d, const char *s, size_t n)
  * False: process() must do it (also when the queue block or the arena
  * chunk is used up: it knows how to get more).
  */
-static inline bool fast(struct inofd *in, struct run *u,
-			const struct inotify_event *e)
+static inline __attribute__((always_inline)) bool
+fast(struct inofd *in, struct run *u, const struct inotify_event *e,
+     bool kernel)
 {
 	struct inofd_event *ev;
 	const char *name = NULL;
@@ -555,9 +556,11 @@ static inline bool fast(struct inofd *in, struct run *u,
 		 * The path, then the name with its NUL padding over the rest
 		 * of the path's last block (elen >= 16).  A name padded other
 		 * than as the kernel pads it (to 16 bytes), or empty, is
-		 * process()'s: only fed bytes have them.
+		 * process()'s: only fed bytes have them (read(2) of inotify
+		 * gives a name of at least one byte, NUL-padded to a multiple
+		 * of 16: round_event_name_len()).
 		 */
-		if (elen % 16 || !e->name[0])
+		if (!kernel && (elen % 16 || !e->name[0]))
 			return false;
 		n = u->pcjoin + elen;
 	} else {
@@ -597,8 +600,15 @@ static inline bool fast(struct inofd *in, struct run *u,
 	return true;
 }
 
-/* Every record of buf; names stay in buf, which lives until the next read. */
-static int parse(struct inofd *in, const char *buf, size_t len)
+/*
+ * Every record of buf; names stay in buf, which lives until the next read.
+ * kernel: buf is what read(2) gave, whose records are whole and whose
+ * names are NUL-terminated and padded to 16 bytes, so the fast path does
+ * not check that again per record (fed bytes are checked: they can be
+ * anything).  Record lengths are checked either way.
+ */
+static inline __attribute__((always_inline)) int
+parse_as(struct inofd *in, const char *buf, size_t len, bool kernel)
 {
 	const char *end = buf + len;
 	struct run u;
@@ -608,10 +618,10 @@ static int parse(struct inofd *in, const char *buf, size_t len)
 		const struct inotify_event *e = (const void *)buf;
 
 		if (e->len > (size_t)(end - buf) - sizeof(*e) ||
-		    (e->len && e->name[e->len - 1] != '\0'))
+		    (!kernel && e->len && e->name[e->len - 1] != '\0'))
 			break;
 		buf += sizeof(*e) + e->len;
-		if (fast(in, &u, e))
+		if (fast(in, &u, e, kernel))
 			continue;
 		run_store(in, &u);
 		process(in, e->wd, e->mask, e->cookie,
@@ -621,6 +631,16 @@ static int parse(struct inofd *in, const char *buf, size_t len)
 	run_store(in, &u);
 	/* a torn or malformed record: what came before it is reported */
 	return buf == end ? 0 : -EINVAL;
+}
+
+static int parse_read(struct inofd *in, const char *buf, size_t len)
+{
+	return parse_as(in, buf, len, true);
+}
+
+static int parse_fed(struct inofd *in, const char *buf, size_t len)
+{
+	return parse_as(in, buf, len, false);
 }
 
 /* After a batch: due halves and windows, crawls, walk steps, rescans. */
@@ -663,7 +683,7 @@ int inofd__feed(struct inofd *in, const void *buf, size_t len)
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
-	r = parse(in, copy, len);
+	r = parse_fed(in, copy, len);
 	if (r < 0)
 		return r;
 	return settle(in);
@@ -709,7 +729,7 @@ int inofd__read(struct inofd *in)
 				break;
 			fill += (size_t)n;
 		}
-		r = parse(in, in->buf, fill);
+		r = parse_read(in, in->buf, fill);
 		if (r < 0)
 			return r;
 		in->more = !again;
