@@ -116,7 +116,7 @@ class Report:
             return
         if (line.startswith('lib ') or step.startswith('1d')) and 'events' in f:
             ratio = fnum(r'lib/raw(?: time)? ' + NUM, line)
-            raw = fnum(r'raw read\(\) ' + NUM + ' events/s', line)
+            raw = fnum(r'raw read\(\)(?:\+path)? ' + NUM + ' events/s', line)
             lib = fnum(r'iterator ' + NUM + ' events/s', line)
             if ratio is not None:
                 # no depth= is the original 1d: files in the watched

@@ -56,7 +56,7 @@ memory method=path     watches=10000  meminfo Slab 114 bytes/watch  fds held aft
 walker dirs=5097 bare C walker 123.4 ms | lib/walker 1.05
 === 1d events/s
 lib events=100000 raw read() 1190000 events/s  libinofd iterator 420000 events/s  ratio lib/raw time $d0
-lib depth=8 events=100000 raw read() 1000000 events/s  libinofd iterator 300000 events/s  ratio lib/raw time $d8
+lib events=100000 depth=8 raw read()+path 1000000 events/s  libinofd iterator 300000 events/s  ratio lib/raw time $d8
 bench: done, status 0
 === inofd bench exit 0 ===
 LOG
@@ -75,6 +75,8 @@ check "tree scale row: $u2 us and $hp B heap per watch" \
 check "scale-ratio line kept verbatim" grep -qF 'scale-ratio watches=101001 lib/bare 1.89' "$md"
 check "iterator rows: depth 0 ratio $d0, depth 8 ratio $d8" \
 	bash -c "grep -q '^| 1d | 0 | 100000 | .* | $d0 |$' '$md' && grep -q '^| 1d | 8 | 100000 | .* | $d8 |$' '$md'"
+check "iterator rows: raw rate in both formats (read() and read()+path)" \
+	bash -c "grep -q '^| 1d | 0 | 100000 | 1,190,000 events/s |' '$md' && grep -q '^| 1d | 8 | 100000 | 1,000,000 events/s |' '$md'"
 check "unknown row kept verbatim" grep -qF '| 1b.walker | `walker dirs=5097 bare C walker 123.4 ms \| lib/walker 1.05` |' "$md"
 check "no kernel line taken for a result" bash -c "! grep -q 'kernel message' '$md'"
 for svg in loop-ratios setup-scale iterator-depth; do
