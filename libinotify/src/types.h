@@ -30,8 +30,12 @@
 
 #define INOFD__PAIR_MS		10	/* default wait for IN_MOVED_TO */
 #define INOFD__QMAX		65536	/* ready events queued at most */
+#ifndef INOFD__READ_BUF		/* -D for stress builds (DESIGN.md) */
 #define INOFD__READ_BUF		(64 * 1024)	/* one batch: its events stay in cache */
+#endif
+#ifndef INOFD__READ_MIN
 #define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
+#endif
 #define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
 #ifndef INOFD__WALK_BUDGET	/* -D for stress builds (DESIGN.md) */
 #define INOFD__WALK_BUDGET	1024	/* directory entries listed per inofd_read() */
