@@ -130,7 +130,10 @@ enum inofd_event_type {
 					 * table repair after an overflow) */
 #define INOFD_EVF_STALE_PATH	0x0002u	/* plain watch: the object moved since
 					 * it was watched; path is the one it
-					 * had then */
+					 * had then.  Tree: read right after a
+					 * loss in which a rename above the
+					 * root was lost; path uses the names
+					 * found after the loss */
 #define INOFD_EVF_LOST		0x0004u	/* INOFD_EV_ERROR -ESTALE: the tree's
 					 * root moved where the library cannot
 					 * see; its paths are NULL from now on */

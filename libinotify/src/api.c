@@ -124,6 +124,7 @@ void inofd_free(struct inofd *in)
 	inofd__table_free(in);
 	inofd__q_free(in);
 	free(in->buf);
+	free(in->buf2);
 	free(in);
 }
 

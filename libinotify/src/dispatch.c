@@ -44,7 +44,13 @@ static void kw_gone(struct inofd *in, int wd, unsigned int flags)
 		struct inofd__reg *r = m->reg;
 
 		if (m->kind == INOFD__MEM_PARENT) {
-			r->plink = NULL;
+			unsigned int i;
+
+			if (m == r->plink)
+				r->plink = NULL;
+			for (i = 0; i < r->nanc; i++)
+				if (r->anc[i] == m)
+					r->anc[i] = NULL;
 			inofd__mem_free(in, m);
 		} else if (m->kind == INOFD__MEM_PLAIN || m == r->root) {
 			inofd__reg_end(in, r, true, flags);
@@ -54,6 +60,14 @@ static void kw_gone(struct inofd *in, int wd, unsigned int flags)
 	}
 	if (kw)
 		inofd__kw_put(in, kw, false);
+}
+
+/* A source path taken from a tree that was unsure: the event says so. */
+static void flag_src(struct inofd_event *ev, const struct inofd__pend *p,
+		     const struct inofd__mem *m)
+{
+	if (ev && inofd__pend_unsure(p, m))
+		ev->flags |= INOFD_EVF_STALE_PATH;
 }
 
 /* An IN_MOVED_FROM whose IN_MOVED_TO did not come (or is lost). */
@@ -66,11 +80,11 @@ static void moved_out(struct inofd *in, struct inofd__pend *p)
 		return;
 	if (!raw_halves(in))
 		for (m = kw->mems; m; m = m->kwnext)
-			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
+			flag_src(inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
 					 &(struct inofd__raw){ p->mask,
 							       p->cookie,
 							       p->name },
-					 inofd__pend_path(p, m));
+					 inofd__pend_path(p, m)), p, m);
 	if (!(p->mask & IN_ISDIR))
 		goto out;
 	for (m = kw->mems; m; m = next) {
@@ -78,7 +92,10 @@ static void moved_out(struct inofd *in, struct inofd__pend *p)
 
 		next = m->kwnext;
 		if (m->kind == INOFD__MEM_PARENT) {
-			if (!strcmp(m->reg->rootname, p->name))
+			/* the root, or a directory above it, went elsewhere */
+			if ((m == m->reg->plink &&
+			     !strcmp(m->reg->rootname, p->name)) ||
+			    inofd__anc_holds(m, p->name) >= 0)
 				inofd__tree_lost(in, m->reg);
 			continue;
 		}
@@ -131,7 +148,9 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			inofd__paths_changed(in);
 		}
 		if (m->kind == INOFD__MEM_PARENT &&
-		    !strcmp(m->reg->rootname, name ? name : "")) {
+		    ((m == m->reg->plink &&
+		      !strcmp(m->reg->rootname, name ? name : "")) ||
+		     inofd__anc_holds(m, name) >= 0)) {
 			m->reg->moving = true;
 			inofd__paths_changed(in);
 		}
@@ -173,6 +192,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			if (ev)
 				inofd__set_from(in, ev, f, p->name,
 						inofd__pend_path(p, f));
+			flag_src(ev, p, f);
 		}
 	}
 	for (m = raw_halves(in) ? NULL : kw->mems; m; m = m->kwnext) {
@@ -200,13 +220,14 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		if (ev)
 			inofd__set_from(in, ev, f, p->name,
 					inofd__pend_path(p, f));
+		flag_src(ev, p, f);
 	}
 	for (m = (fkw && !raw_halves(in)) ? fkw->mems : NULL; m; m = m->kwnext)
 		if (!m->paired)
-			inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
+			flag_src(inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
 					 &(struct inofd__raw){ p->mask, cookie,
 							       p->name },
-					 inofd__pend_path(p, m));
+					 inofd__pend_path(p, m)), p, m);
 
 	if (!(mask & IN_ISDIR))
 		goto out;
@@ -217,7 +238,14 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 
 		next = m->kwnext;
 		if (m->kind == INOFD__MEM_PARENT) {
-			if (strcmp(r->rootname, p->name))
+			int lvl = inofd__anc_holds(m, p->name);
+
+			if (lvl >= 0 && fkw == kw)
+				inofd__anc_renamed(in, r, (unsigned int)lvl,
+						   name);
+			else if (lvl >= 0)
+				inofd__tree_lost(in, r);
+			if (m != r->plink || strcmp(r->rootname, p->name))
 				continue;
 			if (fkw == kw)
 				inofd__root_renamed(in, r, name);
@@ -290,6 +318,69 @@ static void self_moved(struct inofd *in, int wd)
 			inofd__tree_lost(in, m->reg);
 		}
 	}
+}
+
+/*
+ * The records after the current one (in->rest) that rename something in a
+ * root's parent or above it, in order, into v (room for max); their number.
+ * *loss: another loss is among them.
+ */
+static size_t anc_moves_ahead(const struct inofd *in, struct inofd__mv *v,
+			      size_t max, bool *loss)
+{
+	const char *b = in->rest;
+	size_t n = 0;
+
+	*loss = false;
+	while (b && (size_t)(in->rest_end - b) >= sizeof(struct inotify_event)) {
+		const struct inotify_event *e = (const void *)b;
+		const struct inofd__kw *kw;
+		const struct inofd__mem *m;
+
+		b += sizeof(*e) + e->len;
+		if (e->mask & IN_Q_OVERFLOW)
+			*loss = true;
+		if (!(e->mask & (IN_MOVED_FROM | IN_MOVED_TO)) || !e->len ||
+		    !(kw = inofd__kw_find(in, e->wd)))
+			continue;
+		for (m = kw->mems; m; m = m->kwnext)
+			if (m->kind == INOFD__MEM_PARENT)
+				break;
+		if (!m)
+			continue;
+		if (n < max)
+			v[n] = (struct inofd__mv){ .wd = e->wd, .mask = e->mask,
+						   .cookie = e->cookie,
+						   .name = e->name };
+		n++;
+	}
+	return n;
+}
+
+/* After a loss, with every record after it in hand: the roots' chains. */
+static void roots_check(struct inofd *in)
+{
+	struct inofd__mv one[16], *v = one;
+	bool loss;
+	size_t n = anc_moves_ahead(in, one, 16, &loss);
+
+	if (n > 16) {
+		v = malloc(n * sizeof(*v));
+		if (!v) {
+			/* no undo list: today's names, flagged */
+			inofd__tree_roots_check(in, NULL, 0, true);
+			return;
+		}
+		anc_moves_ahead(in, v, n, &loss);
+	}
+	/*
+	 * Another loss among them (a writer refilled the queue while it was
+	 * read): renames lost there cannot be told from renames lost here,
+	 * so every tree with a chain is unsure until they are parsed.
+	 */
+	inofd__tree_roots_check(in, v, (int)n, loss);
+	if (v != one)
+		free(v);
 }
 
 /* The wds the kernel still has for this instance, from fdinfo; -1 if unknown */
@@ -380,6 +471,21 @@ static void overflow(struct inofd *in)
 	}
 	free(live);
 	in->crawl_due = true;
+	/*
+	 * (After the dead watches: their IN_IGNORED carry the names they
+	 * had before the loss, which existed.)
+	 * Renames above a root may be among the lost: the roots are found
+	 * now, by inode, and the renames above them among the records after
+	 * this one are undone, so that those events are given the paths of
+	 * their time.  That needs every record up to EAGAIN: if read(2) has
+	 * not said it yet, parse() stops here and read_backlog() reads them
+	 * (once per inofd_read(): a second loss in its records is checked
+	 * with what is in hand).
+	 */
+	if (in->more && !in->buf2 && inofd__tree_chains(in))
+		in->backlog_due = true;	/* see read_backlog() */
+	else
+		roots_check(in);
 }
 
 /* One event, whatever it is (kept out of parse()'s loop: the slow path). */
@@ -498,7 +604,8 @@ run_watch(struct inofd *in, struct run *u, int wd)
 	if (!m || m->kwnext || m->kind == INOFD__MEM_PARENT || in->coalesce_ms)
 		return;
 	r = m->reg;
-	if (r->oneshot || (r->kind == INOFD__REG_PLAIN && r->stale))
+	if (r->oneshot || (r->kind == INOFD__REG_PLAIN && r->stale) ||
+	    r->unsure)
 		return;
 	if (!inofd__mem_path(in, m, &dl))
 		return;		/* no path: the name stays in the buffer */
@@ -624,8 +731,12 @@ parse_as(struct inofd *in, const char *buf, size_t len, bool kernel)
 		if (fast(in, &u, e, kernel))
 			continue;
 		run_store(in, &u);
+		in->rest = buf;
+		in->rest_end = end;
 		process(in, e->wd, e->mask, e->cookie,
 			(e->len && e->name[0]) ? e->name : NULL);
+		if (in->backlog_due)
+			return 0;	/* the rest: read_backlog() */
 		run_load(in, &u);
 	}
 	run_store(in, &u);
@@ -643,6 +754,64 @@ static int parse_fed(struct inofd *in, const char *buf, size_t len)
 	return parse_as(in, buf, len, false);
 }
 
+/*
+ * parse() stopped at an IN_Q_OVERFLOW record with records after it not
+ * read yet.  They are read now, to EAGAIN, into a buffer of their own
+ * after the records of buf not parsed yet, so that the roots' chains can
+ * be checked with every rename after the loss in hand (roots_check());
+ * then they are parsed.  The kernel's queue bounds what there is to read
+ * (max_queued_events records); a writer that keeps it full meets
+ * INOFD__BACKLOG_MAX, and the check is made with what was read.
+ */
+static int read_backlog(struct inofd *in)
+{
+	size_t left = (size_t)(in->rest_end - in->rest), cap, fill;
+	bool again = false;
+	char *b;
+
+	in->backlog_due = false;
+	cap = left + INOFD__READ_BUF;
+	b = malloc(cap);
+	if (!b) {
+		/* the records left cannot be parsed: a loss */
+		in->rescan_due = in->crawl_due = true;
+		return -ENOMEM;
+	}
+	memcpy(b, in->rest, left);
+	fill = left;
+	while (!again) {
+		ssize_t n;
+
+		if (cap - fill < INOFD__READ_MIN) {
+			char *nb;
+
+			if (cap >= INOFD__BACKLOG_MAX)
+				break;
+			nb = realloc(b, cap * 2);
+			if (!nb)
+				break;
+			b = nb;
+			cap *= 2;
+		}
+		n = read(in->ifd, b + fill, cap - fill);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			again = n < 0 && errno == EAGAIN;
+			break;
+		}
+		fill += (size_t)n;
+	}
+	free(in->buf2);
+	in->buf2 = b;			/* names point into it: kept to the
+					 * next read, as buf is */
+	in->more = !again;
+	in->rest = b;
+	in->rest_end = b + fill;
+	roots_check(in);
+	return parse_read(in, b, fill);
+}
+
 /* After a batch: due halves and windows, crawls, walk steps, rescans. */
 static int settle(struct inofd *in)
 {
@@ -654,6 +823,8 @@ static int settle(struct inofd *in)
 		inofd__pend_put(in, p);
 	}
 	inofd__win_expire(in, now);
+	if (in->unsure)
+		inofd__tree_sure(in);	/* the records of the loss are done */
 	if (in->crawl_due) {
 		in->crawl_due = false;
 		inofd__tree_crawl(in);
@@ -683,6 +854,7 @@ int inofd__feed(struct inofd *in, const void *buf, size_t len)
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
+	in->more = false;	/* fed bytes are all there is */
 	r = parse_fed(in, copy, len);
 	if (r < 0)
 		return r;
@@ -703,6 +875,8 @@ int inofd__read(struct inofd *in)
 	/* events of the last read still queued: their names live in buf */
 	if (!inofd__q_reset(in))
 		return settle(in);
+	free(in->buf2);
+	in->buf2 = NULL;
 	for (;;) {
 		size_t fill = 0;
 		bool again = false;
@@ -729,19 +903,23 @@ int inofd__read(struct inofd *in)
 				break;
 			fill += (size_t)n;
 		}
+		in->more = !again;	/* known to the parse: see overflow() */
 		r = parse_read(in, in->buf, fill);
+		while (r == 0 && in->backlog_due)
+			r = read_backlog(in);
 		if (r < 0)
 			return r;
-		in->more = !again;
 		ready = settle(in);
 		/*
 		 * Read until EAGAIN (edge-triggered epoll needs that) or until
 		 * there is something to hand out: the buffer cannot be reused
 		 * before the events that point into it are taken.
 		 */
-		if (ready || again || rounds >= INOFD__READ_ROUNDS)
+		if (ready || !in->more || rounds >= INOFD__READ_ROUNDS)
 			break;
 		inofd__q_reset(in);
+		free(in->buf2);		/* nothing points into it now */
+		in->buf2 = NULL;
 	}
 	return ready;
 }

@@ -45,7 +45,8 @@ static struct inofd_event *push_at(struct inofd *in, struct inofd__mem *m,
 		return NULL;
 	ev->wd = m->reg->id;
 	ev->data = m->reg->data;
-	if (m->reg->kind == INOFD__REG_PLAIN && m->reg->stale)
+	if ((m->reg->kind == INOFD__REG_PLAIN && m->reg->stale) ||
+	    inofd__mem_unsure(m))
 		ev->flags |= INOFD_EVF_STALE_PATH;
 	if (given) {
 		dir = full;
@@ -256,6 +257,7 @@ void inofd__reg_end(struct inofd *in, struct inofd__reg *r, bool report,
 		inofd__mem_free(in, r->plink);
 		inofd__kw_put(in, kw, true);
 	}
+	inofd__anc_drop(in, r);
 	if (root)
 		inofd__subtree_free(in, root);
 	inofd__reg_free(in, r);
@@ -279,6 +281,7 @@ static void pend_src(struct inofd *in, struct inofd__pend *p,
 		return;
 	p->src[p->nsrc].reg = m->reg->id;
 	p->src[p->nsrc].off = (size_t)-1;
+	p->src[p->nsrc].unsure = inofd__mem_unsure(m);
 	dir = inofd__mem_path(in, m, &dl);
 	need = p->plen + dl + nl + 2;
 	if (dir && need > p->pcap) {
@@ -300,6 +303,31 @@ static void pend_src(struct inofd *in, struct inofd__pend *p,
 		p->plen += dl + nl + 1;
 	}
 	p->nsrc++;
+}
+
+bool inofd__mem_unsure(const struct inofd__mem *m)
+{
+	const struct inofd__mem *n;
+
+	if (m->reg->unsure)
+		return true;
+	/* a plain watch inside a tree takes the tree's path */
+	if (m->kind == INOFD__MEM_PLAIN)
+		for (n = m->kw->mems; n; n = n->kwnext)
+			if (n->kind == INOFD__MEM_NODE && n->reg->unsure)
+				return true;
+	return false;
+}
+
+bool inofd__pend_unsure(const struct inofd__pend *p,
+			const struct inofd__mem *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nsrc; i++)
+		if (p->src[i].reg == m->reg->id)
+			return p->src[i].unsure;
+	return false;
 }
 
 const char *inofd__pend_path(const struct inofd__pend *p,

@@ -26,6 +26,11 @@ INOFD__HIDDEN void inofd__error(struct inofd *in, struct inofd__mem *m,
 INOFD__HIDDEN void inofd__set_from(struct inofd *in, struct inofd_event *ev,
 				   struct inofd__mem *m, const char *name,
 				   const char *path);
+/* Was m's path taken from a tree that is unsure (reg->unsure)? */
+INOFD__HIDDEN bool inofd__mem_unsure(const struct inofd__mem *m);
+/* Was the source path of m's registration in p taken so? */
+INOFD__HIDDEN bool inofd__pend_unsure(const struct inofd__pend *p,
+				      const struct inofd__mem *m);
 /* The source path of m's registration recorded in p, or NULL. */
 INOFD__HIDDEN const char *inofd__pend_path(const struct inofd__pend *p,
 					   const struct inofd__mem *m);

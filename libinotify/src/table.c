@@ -174,7 +174,27 @@ void inofd__reg_free(struct inofd *in, struct inofd__reg *r)
 	free(r->exclude);
 	free(r->path);
 	free(r->rootname);
+	free(r->anc);
 	free(r);
+}
+
+void inofd__anc_drop(struct inofd *in, struct inofd__reg *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nanc; i++) {
+		struct inofd__mem *m = r->anc[i];
+		struct inofd__kw *kw;
+
+		if (!m)
+			continue;
+		kw = m->kw;
+		inofd__mem_free(in, m);
+		inofd__kw_put(in, kw, true);
+	}
+	free(r->anc);
+	r->anc = NULL;
+	r->nanc = 0;
 }
 
 struct inofd__mem *inofd__mem_new(struct inofd *in, struct inofd__reg *r,

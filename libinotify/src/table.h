@@ -33,6 +33,8 @@ INOFD__HIDDEN struct inofd__reg *inofd__reg_find(const struct inofd *in,
 						 int id);
 INOFD__HIDDEN struct inofd__reg *inofd__reg_new(struct inofd *in, int kind);
 INOFD__HIDDEN void inofd__reg_free(struct inofd *in, struct inofd__reg *r);
+/* A tree's ancestor members go, with their kernel watches if unshared. */
+INOFD__HIDDEN void inofd__anc_drop(struct inofd *in, struct inofd__reg *r);
 
 /* members */
 INOFD__HIDDEN struct inofd__mem *inofd__mem_new(struct inofd *in,

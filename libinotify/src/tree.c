@@ -26,6 +26,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -471,8 +473,121 @@ out:
 	return found;
 }
 
-/* Is the root where its path says?  If not, try to find it. */
-static bool root_ok(struct inofd *in, struct inofd__reg *r)
+/*
+ * In directory fd, the entry that is the directory (dev, ino): its name in
+ * buf (NAME_MAX + 1 bytes), or NULL.
+ */
+static char *find_entry(int fd, dev_t dev, ino_t ino, char *buf)
+{
+	char dents[4096] __attribute__((aligned(8)));
+	bool found = false;
+	struct stat st;
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return NULL;
+	while (!found) {
+		long n = syscall(SYS_getdents64, dfd, dents, sizeof(dents));
+		long off;
+
+		if (n <= 0)
+			break;
+		for (off = 0; off < n && !found;) {
+			struct dirent64 *de = (void *)(dents + off);
+
+			off += de->d_reclen;
+			if (is_dot(de->d_name) ||
+			    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+			    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+			    st.st_dev != dev || st.st_ino != ino)
+				continue;
+			snprintf(buf, NAME_MAX + 1, "%s", de->d_name);
+			found = true;
+		}
+	}
+	close(dfd);
+	return found ? buf : NULL;
+}
+
+static int split_dir(char *p, char **v, int max);
+
+/*
+ * After a loss, the renames of directories above the root may be among
+ * the lost events: walk the root's path from "/" again, checking each
+ * directory against its watch (st_dev, st_ino).  One renamed within the
+ * directory above it is found there by inode and the root's path takes
+ * its new name; one that went elsewhere cannot be followed: false (the
+ * caller says the tree is lost).
+ */
+static bool reroot(struct inofd *in, struct inofd__reg *r)
+{
+	char *copy, *base, *comp[256], *newname[256], found[NAME_MAX + 1];
+	bool changed = false, ok = false;
+	struct stat st;
+	int n, i, fd;
+
+	if (!r->anc || !r->plink || !(base = strrchr(r->path, '/')))
+		return false;
+	copy = strndup(r->path, (size_t)(base - r->path));
+	n = copy ? split_dir(copy, comp, 256) : -1;
+	if (n != (int)r->nanc) {
+		free(copy);
+		return false;
+	}
+	memset(newname, 0, sizeof(newname));
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; fd >= 0 && i < n; i++) {
+		struct inofd__mem *m = i == n - 1 ? r->plink : r->anc[i + 1];
+		int nfd;
+
+		if (m && (fstatat(fd, comp[i], &st, AT_SYMLINK_NOFOLLOW) ||
+			  st.st_dev != m->kw->dev || st.st_ino != m->kw->ino)) {
+			if (!find_entry(fd, m->kw->dev, m->kw->ino, found) ||
+			    !(newname[i] = strdup(found)))
+				break;
+			comp[i] = newname[i];
+			changed = true;
+		}
+		nfd = openat(fd, comp[i], O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			     O_CLOEXEC);
+		close(fd);
+		fd = nfd;
+		if (fd >= 0 && m && (fstat(fd, &st) || st.st_dev != m->kw->dev ||
+				     st.st_ino != m->kw->ino))
+			break;		/* moved again meanwhile */
+		ok = fd >= 0 && i == n - 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (ok && changed) {
+		size_t len = strlen(base) + 1;
+		char *np, *o;
+
+		for (i = 0; i < n; i++)
+			len += strlen(comp[i]) + 1;
+		np = malloc(len);
+		if (np) {
+			for (o = np, i = 0; i < n; i++)
+				o += sprintf(o, "/%s", comp[i]);
+			strcpy(o, base);
+			free(r->path);
+			r->path = np;
+			inofd__paths_changed(in);
+		}
+		ok = np != NULL;
+	}
+	for (i = 0; i < n; i++)
+		free(newname[i]);
+	free(copy);
+	return ok;
+}
+
+/*
+ * Is the root where its path says?  If not, try to find it: by inode in
+ * its parent, and after a loss (crawl) also above it.  Only after a loss:
+ * otherwise the renames not read yet say where it went, in order.
+ */
+static bool root_ok(struct inofd *in, struct inofd__reg *r, bool crawl)
 {
 	struct stat st;
 
@@ -481,7 +596,118 @@ static bool root_ok(struct inofd *in, struct inofd__reg *r)
 	if (stat(r->path, &st) == 0 && st.st_dev == r->root->kw->dev &&
 	    st.st_ino == r->root->kw->ino)
 		return true;
+	if (crawl && r->anc && reroot(in, r) && stat(r->path, &st) == 0 &&
+	    st.st_dev == r->root->kw->dev && st.st_ino == r->root->kw->ino)
+		return true;
 	return relocate_root(in, r);
+}
+
+static const char *path_comp(const struct inofd__reg *r, unsigned int lvl,
+			     size_t *len);
+
+/* The level of r's chain that kernel watch wd is: anc[i], nanc (the
+ * parent), or -1. */
+static int chain_level(const struct inofd__reg *r, int wd)
+{
+	unsigned int i;
+
+	if (r->plink && r->plink->kw->wd == wd)
+		return (int)r->nanc;
+	for (i = 0; i < r->nanc; i++)
+		if (r->anc[i] && r->anc[i]->kw->wd == wd)
+			return (int)i;
+	return -1;
+}
+
+static void undo_renames(struct inofd *in, struct inofd__reg *r,
+			 const struct inofd__mv *v, int n)
+{
+	int k, j;
+
+	for (k = n - 1; k >= 0 && !r->lost; k--) {
+		int lvl = chain_level(r, v[k].wd);
+		const char *c;
+		size_t len;
+
+		if (!(v[k].mask & IN_MOVED_TO) || lvl < 0)
+			continue;
+		for (j = k - 1; j >= 0; j--)
+			if ((v[j].mask & IN_MOVED_FROM) &&
+			    v[j].cookie == v[k].cookie)
+				break;
+		if (j < 0 || v[j].wd != v[k].wd)
+			continue;	/* from elsewhere: not ours */
+		if (lvl == (int)r->nanc) {
+			if (!strcmp(r->rootname, v[k].name))
+				inofd__root_renamed(in, r, v[j].name);
+			continue;
+		}
+		c = path_comp(r, (unsigned int)lvl, &len);
+		if (c && strlen(v[k].name) == len &&
+		    !memcmp(c, v[k].name, len))
+			inofd__anc_renamed(in, r, (unsigned int)lvl, v[j].name);
+	}
+}
+
+bool inofd__tree_chains(const struct inofd *in)
+{
+	unsigned int i;
+
+	for (i = 0; i < in->regsize; i++) {
+		const struct inofd__reg *r;
+
+		for (r = in->regtab[i]; r; r = r->hnext)
+			if (r->kind == INOFD__REG_TREE && r->anc && !r->lost)
+				return true;
+	}
+	return false;
+}
+
+void inofd__tree_roots_check(struct inofd *in, const struct inofd__mv *v,
+			     int n, bool unsure)
+{
+	unsigned int i;
+
+	for (i = 0; i < in->regsize; i++) {
+		struct inofd__reg *r;
+
+		for (r = in->regtab[i]; r; r = r->hnext) {
+			char *was;
+
+			if (r->kind != INOFD__REG_TREE || !r->anc || r->lost)
+				continue;
+			was = strdup(r->path);
+			if (root_ok(in, r, true))
+				undo_renames(in, r, v, n);
+			/*
+			 * A rename above the root was lost.  The kernel queues
+			 * one IN_Q_OVERFLOW until it is read: records after it
+			 * may have gaps too, so where among them the rename
+			 * fell is not known.  Their events get today's names
+			 * (less the renames they hold), flagged.
+			 */
+			if (!r->lost && (unsure || !was || strcmp(was, r->path))) {
+				r->unsure = true;
+				in->unsure = true;
+				inofd__paths_changed(in);
+			}
+			free(was);
+		}
+	}
+}
+
+void inofd__tree_sure(struct inofd *in)
+{
+	unsigned int i;
+
+	for (i = 0; i < in->regsize; i++) {
+		struct inofd__reg *r;
+
+		for (r = in->regtab[i]; r; r = r->hnext)
+			r->unsure = false;
+	}
+	in->unsure = false;
+	inofd__paths_changed(in);
 }
 
 static void sweep(struct inofd *in, struct inofd__reg *r);
@@ -652,7 +878,7 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 	int top = 0, dfd, e;
 
 	dfd = open_checked(in, m, O_RDONLY, &st);
-	if (dfd == -ESTALE && root_ok(in, r))
+	if (dfd == -ESTALE && root_ok(in, r, w->crawl != 0))
 		dfd = open_checked(in, m, O_RDONLY, &st);
 	if (dfd == -ESTALE && !r->lost && w->tries < MAX_TRIES)
 		return false;
@@ -787,7 +1013,7 @@ static bool new_dir(struct inofd *in, struct inofd__reg *r,
 	if (r->lost)
 		return true;	/* said once; new directories cannot be found */
 	pfd = open_checked(in, m, O_PATH, NULL);
-	if (pfd == -ESTALE && root_ok(in, r))
+	if (pfd == -ESTALE && root_ok(in, r, w->crawl != 0))
 		pfd = open_checked(in, m, O_PATH, NULL);
 	if (pfd == -ESTALE && w->tries < MAX_TRIES)
 		return false;
@@ -946,6 +1172,151 @@ void inofd__tree_crawl(struct inofd *in)
 	}
 }
 
+/*
+ * Split an absolute directory path into its components, in place: "/a/b"
+ * gives {"a", "b"}.  The number of components, or -1 if there are more
+ * than max or one is "." or "..".
+ */
+static int split_dir(char *p, char **v, int max)
+{
+	int n = 0;
+	char *s, *save = NULL;
+
+	for (s = strtok_r(p, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
+		if (n == max || is_dot(s))
+			return -1;
+		v[n++] = s;
+	}
+	return n;
+}
+
+#define MAX_LEVELS	256
+
+/*
+ * Watch the ancestors of the root's parent (pst, at dir), "/" first, for
+ * renames in them, as the parent is watched for the root's: a rename of
+ * any directory above the root is then seen in order with the events, and
+ * the root's path follows it (inofd__anc_renamed()).  The chain is walked
+ * from "/" one component at a time, without following symlinks, and must
+ * end at the parent: a path through a symlink, or below a directory the
+ * caller may not watch, gets no chain (DESIGN.md, "Known limits").  No
+ * descriptor stays open.
+ */
+static void link_ancestors(struct inofd *in, struct inofd__reg *r,
+			   const char *dir, const struct stat *pst)
+{
+	char *copy = strdup(dir), *comp[MAX_LEVELS];
+	struct inofd__mem **v = NULL;
+	bool reached = false;
+	struct stat st;
+	int n, i, fd = -1;
+
+	n = copy && dir[0] == '/' ? split_dir(copy, comp, MAX_LEVELS) : -1;
+	if (n <= 0)	/* the parent is "/", which never moves */
+		goto out;
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		goto out;
+	r->anc = v;
+	r->nanc = (unsigned int)n;
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; fd >= 0 && fstat(fd, &st) == 0; i++) {
+		struct inofd__kw *kw;
+		int nfd, wd;
+
+		if (i == n) {		/* the parent: watched already */
+			reached = st.st_dev == pst->st_dev &&
+				  st.st_ino == pst->st_ino;
+			break;
+		}
+		wd = inofd__backend_add_dir(in, fd, INOFD__PARENT_BITS |
+					    IN_MASK_ADD);
+		if (wd < 0)
+			break;
+		kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
+		if (!kw) {
+			inofd__backend_rm(in, wd);
+			break;
+		}
+		v[i] = inofd__mem_new(in, r, kw, INOFD__MEM_PARENT);
+		if (!v[i]) {
+			inofd__kw_put(in, kw, true);
+			break;
+		}
+		nfd = openat(fd, comp[i], O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			     O_CLOEXEC);
+		close(fd);
+		fd = nfd;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!reached)
+		inofd__anc_drop(in, r);		/* no chain, no guard */
+out:
+	free(copy);
+}
+
+/* Component lvl of the root's path: its start, and its length in *len. */
+static const char *path_comp(const struct inofd__reg *r, unsigned int lvl,
+			     size_t *len)
+{
+	const char *s = r->path;
+	unsigned int i = 0;
+
+	for (;;) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			return NULL;
+		*len = strcspn(s, "/");
+		if (i++ == lvl)
+			return s[*len] ? s : NULL;	/* the root's own: no */
+		s += *len;
+	}
+}
+
+int inofd__anc_holds(const struct inofd__mem *m, const char *name)
+{
+	const struct inofd__reg *r = m->reg;
+	const char *c;
+	unsigned int i;
+	size_t len;
+
+	if (!name || r->lost || !r->path)
+		return -1;
+	for (i = 0; i < r->nanc && r->anc[i] != m; i++)
+		;
+	if (i == r->nanc || !(c = path_comp(r, i, &len)))
+		return -1;
+	return strlen(name) == len && !memcmp(c, name, len) ? (int)i : -1;
+}
+
+void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
+			unsigned int lvl, const char *name)
+{
+	size_t len = 0, nl = strlen(name), pre;
+	const char *c = path_comp(r, lvl, &len);
+	char *np;
+
+	if (!c) {
+		inofd__tree_lost(in, r);
+		return;
+	}
+	pre = (size_t)(c - r->path);
+	np = malloc(strlen(r->path) - len + nl + 1);
+	if (!np) {
+		inofd__tree_lost(in, r);
+		return;
+	}
+	memcpy(np, r->path, pre);
+	memcpy(np + pre, name, nl);
+	strcpy(np + pre + nl, c + len);
+	free(r->path);
+	r->path = np;
+	r->moving = false;
+	inofd__paths_changed(in);
+}
+
 void inofd__tree_lost(struct inofd *in, struct inofd__reg *r)
 {
 	struct inofd_event *ev;
@@ -962,6 +1333,7 @@ void inofd__tree_lost(struct inofd *in, struct inofd__reg *r)
 		r->plink = NULL;
 		inofd__kw_put(in, kw, true);
 	}
+	inofd__anc_drop(in, r);
 	ev = inofd__q_push(in, INOFD_EV_ERROR);
 	if (!ev)
 		return;
@@ -1006,6 +1378,8 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 		inofd__kw_put(in, kw, true);
 	if (!kw)
 		inofd__backend_rm(in, wd);
+	if (r->plink)
+		link_ancestors(in, r, dir, &pst);
 out:
 	free(dir);
 }

@@ -33,6 +33,24 @@ INOFD__HIDDEN void inofd__tree_lost(struct inofd *in, struct inofd__reg *r);
 /* Watch the root's parent to follow the root's renames (best effort). */
 INOFD__HIDDEN void inofd__tree_link_parent(struct inofd *in,
 					   struct inofd__reg *r, int rootfd);
+/* The records read after a loss are all parsed: no tree is unsure. */
+INOFD__HIDDEN void inofd__tree_sure(struct inofd *in);
+/* Is there a tree whose root has a chain of watches above it? */
+INOFD__HIDDEN bool inofd__tree_chains(const struct inofd *in);
+/* After a loss: every tree's root is checked, and found again by inode
+ * if a rename above it was lost; then the renames above it that v (n
+ * records still to be read, in order) holds are undone.  unsure: flag the
+ * trees' events until those records are parsed, whatever the check finds. */
+INOFD__HIDDEN void inofd__tree_roots_check(struct inofd *in,
+					   const struct inofd__mv *v, int n,
+					   bool unsure);
+/* Ancestor member m holds name (the next component of the root's path):
+ * its level in reg->anc, or -1. */
+INOFD__HIDDEN int inofd__anc_holds(const struct inofd__mem *m,
+				   const char *name);
+/* The directory at level lvl + 1 of the root's path is now called name. */
+INOFD__HIDDEN void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
+				      unsigned int lvl, const char *name);
 /* An event put node c where it is: a crawl under way counts it reached. */
 INOFD__HIDDEN int inofd__tree_reached(struct inofd *in, struct inofd__mem *c);
 /* The root is now entry name of its parent. */

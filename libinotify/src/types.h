@@ -37,6 +37,7 @@
 #define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
 #endif
 #define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
+#define INOFD__BACKLOG_MAX	(8u << 20)	/* read after an overflow, at most */
 #ifndef INOFD__WALK_BUDGET	/* -D for stress builds (DESIGN.md) */
 #define INOFD__WALK_BUDGET	1024	/* directory entries listed per inofd_read() */
 #endif
@@ -47,7 +48,8 @@
 /* What a recursive watch needs from the kernel, whatever the caller asked. */
 #define INOFD__TREE_BITS	(IN_CREATE | IN_MOVED_FROM | IN_MOVED_TO | \
 				 IN_MOVE_SELF | IN_DELETE_SELF)
-/* What a root's parent is watched for (to follow the root's renames). */
+/* What a root's parent and its ancestors are watched for (to follow the
+ * renames of the root and of every directory above it). */
 #define INOFD__PARENT_BITS	(IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
 /* Reported whatever the registration's mask says. */
 #define INOFD__ALWAYS_BITS	(IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED)
@@ -61,6 +63,13 @@ struct inofd__raw {
 
 /* inofd__emit() flag: name does not live in the read buffer, copy it */
 #define INOFD__COPY_NAME	0x80000000u
+
+/* A rename record seen ahead (inofd__tree_roots_check()). */
+struct inofd__mv {
+	int			wd;
+	uint32_t		mask, cookie;
+	const char		*name;
+};
 
 /* A walk step to queue (inofd__work_push()). */
 struct inofd__step {
@@ -105,7 +114,8 @@ struct inofd__kw {
 enum inofd__mem_kind {
 	INOFD__MEM_PLAIN,	/* a plain registration's only member */
 	INOFD__MEM_NODE,	/* a directory of a tree */
-	INOFD__MEM_PARENT,	/* internal: a tree root's parent directory */
+	INOFD__MEM_PARENT,	/* internal: a tree root's parent directory,
+				 * or one of its ancestors (reg->anc) */
 };
 
 /* A registration's presence on one kernel watch. */
@@ -149,11 +159,19 @@ struct inofd__reg {
 	bool			stale;		/* plain: moved since added */
 	bool			lost;		/* tree: location unknown */
 	bool			moving;		/* tree: root rename pending */
+	bool			unsure;		/* tree: a rename above the root
+						 * was lost; events read since
+						 * the loss are flagged */
 	void			*data;
 	char			*path;		/* plain/tree root; may be NULL */
 	struct inofd__mem	*root;		/* plain member or tree root */
 	struct inofd__mem	*plink;		/* tree: root's parent, or NULL */
 	char			*rootname;	/* tree: root's name in parent */
+	/* tree: the parent's ancestors, "/" first: anc[i] is the directory
+	 * named by the first i components of the root's path, and holds
+	 * component i; NULL where its watch went */
+	struct inofd__mem	**anc;
+	unsigned int		nanc;
 	/* tree options */
 	char			**exclude;
 	unsigned int		tflags;
@@ -179,6 +197,7 @@ struct inofd__pend {
 	struct {
 		int		reg;
 		size_t		off;		/* in paths; -1: unknown */
+		bool		unsure;		/* taken from an unsure tree */
 	}			src[8];
 	char			*paths;
 	size_t			pcap, plen;
@@ -260,6 +279,11 @@ struct inofd {
 	char			*buf;
 	size_t			bufsz;
 	bool			more;		/* the last read stopped early */
+	const char		*rest, *rest_end;	/* records after the one
+							 * process() has */
+	char			*buf2;		/* read after an overflow */
+	bool			backlog_due;
+	bool			unsure;		/* some reg is unsure */
 };
 
 #endif

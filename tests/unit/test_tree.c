@@ -121,6 +121,55 @@ static void tree_rename_inside(void **state)
 	assert_int_equal(inofd_watch_count(f->in), 3);
 }
 
+/*
+ * Renames above the root: of its parent and of a directory above that are
+ * followed in order; a move of one of them out of the chain is said once
+ * (INOFD_EVF_LOST) and paths are NULL from then on, never false.
+ */
+static void tree_ancestor_renames(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	mkdirp(P(f, "g"));
+	mkdirp(P(f, "g/p"));
+	mkdirp(P(f, "g/p/t"));
+	mkdirp(P(f, "g/p/t/a"));
+	mkdirp(P(f, "other"));
+	assert_true(tree(f, "g/p/t", NULL) >= 0);
+	assert_int_equal(rename(P(f, "g"), P(f, "g2")), 0);
+	mkfile(P(f, "g2/p/t/a/x"));
+	assert_int_equal(rename(P(f, "g2/p"), P(f, "g2/q")), 0);
+	mkfile(P(f, "g2/q/t/y"));
+	drain(f, 30);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "g2/p/t/a/x"));
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "y");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "g2/q/t/y"));
+	/* a new directory is opened by its path, which is right */
+	mkdirp(P(f, "g2/q/t/new"));
+	drain(f, 30);
+	mkfile(P(f, "g2/q/t/new/z"));
+	drain(f, 30);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "z");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "g2/q/t/new/z"));
+	assert_int_equal(count(f, INOFD_EV_ERROR, 0, NULL), 0);
+	/* out of the chain: where it went is not known */
+	assert_int_equal(rename(P(f, "g2"), P(f, "other/g3")), 0);
+	drain(f, 50);
+	mkfile(P(f, "other/g3/q/t/a/w"));
+	drain(f, 30);
+	assert_int_equal(count(f, INOFD_EV_ERROR, 0, NULL), 1);
+	i = find(f, INOFD_EV_ERROR, 0, NULL);
+	assert_true(f->r[i].flags & INOFD_EVF_LOST);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "w");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, "");
+}
+
 static void tree_move_out_and_back(void **state)
 {
 	struct fx *f = *state;
@@ -448,6 +497,7 @@ DEFINE_TESTS(tree,
 	T(tree_initial_quiet),
 	T(tree_new_dirs_miss_nothing),
 	T(tree_rename_inside),
+	T(tree_ancestor_renames),
 	T(tree_move_out_and_back),
 	T(tree_delete_and_unwatch),
 	T(tree_errors),
