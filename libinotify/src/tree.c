@@ -422,58 +422,6 @@ void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
 }
 
 /*
- * The root's path does not lead to it (its rename was among lost events):
- * look for it in its watched parent, by inode.  True if found.
- */
-static bool relocate_root(struct inofd *in, struct inofd__reg *r)
-{
-	struct inofd__mem *root = r->root;
-	const char *slash;
-	struct stat st;
-	bool found = false;
-	char *dir;
-	int dfd;
-
-	if (!r->plink || r->lost || !r->path ||
-	    !(slash = strrchr(r->path, '/')))
-		return false;
-	dir = strndup(r->path, slash == r->path ? 1 : (size_t)(slash - r->path));
-	if (!dir)
-		return false;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	if (dfd < 0)
-		return false;
-	if (fstat(dfd, &st) < 0 || st.st_dev != r->plink->kw->dev ||
-	    st.st_ino != r->plink->kw->ino)
-		goto out;
-	for (;;) {
-		long n = syscall(SYS_getdents64, dfd, in->dents, DENTS_BUF);
-		long off;
-
-		if (n <= 0)
-			break;
-		for (off = 0; off < n && !found;) {
-			struct dirent64 *de = (void *)(in->dents + off);
-
-			off += de->d_reclen;
-			if (is_dot(de->d_name) || de->d_ino != root->kw->ino ||
-			    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-			    st.st_dev != root->kw->dev ||
-			    st.st_ino != root->kw->ino)
-				continue;
-			inofd__root_renamed(in, r, de->d_name);
-			found = true;
-		}
-		if (found)
-			break;
-	}
-out:
-	close(dfd);
-	return found;
-}
-
-/*
  * In directory fd, the entry that is the directory (dev, ino): its name in
  * buf (NAME_MAX + 1 bytes), or NULL.
  */
@@ -509,7 +457,57 @@ static char *find_entry(int fd, dev_t dev, ino_t ino, char *buf)
 	return found ? buf : NULL;
 }
 
-static int split_dir(char *p, char **v, int max);
+/*
+ * The root's path does not lead to it (its rename was among lost events):
+ * look for it in its watched parent, by inode.  True if found.
+ */
+static bool relocate_root(struct inofd *in, struct inofd__reg *r)
+{
+	char *dir, name[NAME_MAX + 1];
+	const char *slash;
+	struct stat st;
+	bool found = false;
+	int dfd;
+
+	if (!r->plink || r->lost || !r->path ||
+	    !(slash = strrchr(r->path, '/')))
+		return false;
+	dir = strndup(r->path, slash == r->path ? 1 : (size_t)(slash - r->path));
+	if (!dir)
+		return false;
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd < 0)
+		return false;
+	if (fstat(dfd, &st) == 0 && st.st_dev == r->plink->kw->dev &&
+	    st.st_ino == r->plink->kw->ino &&
+	    find_entry(dfd, r->root->kw->dev, r->root->kw->ino, name)) {
+		inofd__root_renamed(in, r, name);
+		found = true;
+	}
+	close(dfd);
+	return found;
+}
+
+/*
+ * Split an absolute directory path into its components, in place: "/a/b"
+ * gives {"a", "b"}.  The number of components, or -1 if there are more
+ * than max or one is "." or "..".
+ */
+static int split_dir(char *p, char **v, int max)
+{
+	int n = 0;
+	char *s, *save = NULL;
+
+	for (s = strtok_r(p, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
+		if (n == max || is_dot(s))
+			return -1;
+		v[n++] = s;
+	}
+	return n;
+}
+
+#define MAX_LEVELS	256
 
 /*
  * After a loss, the renames of directories above the root may be among
@@ -521,15 +519,16 @@ static int split_dir(char *p, char **v, int max);
  */
 static bool reroot(struct inofd *in, struct inofd__reg *r)
 {
-	char *copy, *base, *comp[256], *newname[256], found[NAME_MAX + 1];
-	bool changed = false, ok = false;
+	char *copy, *base, *comp[MAX_LEVELS], *newname[MAX_LEVELS];
+	char found[NAME_MAX + 1];
+	bool ok = false;
 	struct stat st;
 	int n, i, fd;
 
 	if (!r->anc || !r->plink || !(base = strrchr(r->path, '/')))
 		return false;
 	copy = strndup(r->path, (size_t)(base - r->path));
-	n = copy ? split_dir(copy, comp, 256) : -1;
+	n = copy ? split_dir(copy, comp, MAX_LEVELS) : -1;
 	if (n != (int)r->nanc) {
 		free(copy);
 		return false;
@@ -546,7 +545,6 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 			    !(newname[i] = strdup(found)))
 				break;
 			comp[i] = newname[i];
-			changed = true;
 		}
 		nfd = openat(fd, comp[i], O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			     O_CLOEXEC);
@@ -559,23 +557,11 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 	}
 	if (fd >= 0)
 		close(fd);
-	if (ok && changed) {
-		size_t len = strlen(base) + 1;
-		char *np, *o;
-
-		for (i = 0; i < n; i++)
-			len += strlen(comp[i]) + 1;
-		np = malloc(len);
-		if (np) {
-			for (o = np, i = 0; i < n; i++)
-				o += sprintf(o, "/%s", comp[i]);
-			strcpy(o, base);
-			free(r->path);
-			r->path = np;
-			inofd__paths_changed(in);
-		}
-		ok = np != NULL;
-	}
+	/* the whole chain checked: only then does the path change */
+	for (i = 0; ok && i < n; i++)
+		if (newname[i])
+			inofd__anc_renamed(in, r, (unsigned int)i, newname[i]);
+	ok = ok && !r->lost;
 	for (i = 0; i < n; i++)
 		free(newname[i]);
 	free(copy);
@@ -602,8 +588,34 @@ static bool root_ok(struct inofd *in, struct inofd__reg *r, bool crawl)
 	return relocate_root(in, r);
 }
 
+/* Component lvl of the root's path: its start, and its length in *len. */
 static const char *path_comp(const struct inofd__reg *r, unsigned int lvl,
-			     size_t *len);
+			     size_t *len)
+{
+	const char *s = r->path;
+	unsigned int i = 0;
+
+	for (;;) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			return NULL;
+		*len = strcspn(s, "/");
+		if (i++ == lvl)
+			return s[*len] ? s : NULL;	/* the root's own: no */
+		s += *len;
+	}
+}
+
+/* Is component lvl of the root's path (not the root's own) name? */
+static bool comp_is(const struct inofd__reg *r, unsigned int lvl,
+		    const char *name)
+{
+	size_t len;
+	const char *c = path_comp(r, lvl, &len);
+
+	return c && strlen(name) == len && !memcmp(c, name, len);
+}
 
 /* The level of r's chain that kernel watch wd is: anc[i], nanc (the
  * parent), or -1. */
@@ -626,8 +638,6 @@ static void undo_renames(struct inofd *in, struct inofd__reg *r,
 
 	for (k = n - 1; k >= 0 && !r->lost; k--) {
 		int lvl = chain_level(r, v[k].wd);
-		const char *c;
-		size_t len;
 
 		if (!(v[k].mask & IN_MOVED_TO) || lvl < 0)
 			continue;
@@ -642,9 +652,7 @@ static void undo_renames(struct inofd *in, struct inofd__reg *r,
 				inofd__root_renamed(in, r, v[j].name);
 			continue;
 		}
-		c = path_comp(r, (unsigned int)lvl, &len);
-		if (c && strlen(v[k].name) == len &&
-		    !memcmp(c, v[k].name, len))
+		if (comp_is(r, (unsigned int)lvl, v[k].name))
 			inofd__anc_renamed(in, r, (unsigned int)lvl, v[j].name);
 	}
 }
@@ -1173,26 +1181,6 @@ void inofd__tree_crawl(struct inofd *in)
 }
 
 /*
- * Split an absolute directory path into its components, in place: "/a/b"
- * gives {"a", "b"}.  The number of components, or -1 if there are more
- * than max or one is "." or "..".
- */
-static int split_dir(char *p, char **v, int max)
-{
-	int n = 0;
-	char *s, *save = NULL;
-
-	for (s = strtok_r(p, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
-		if (n == max || is_dot(s))
-			return -1;
-		v[n++] = s;
-	}
-	return n;
-}
-
-#define MAX_LEVELS	256
-
-/*
  * Watch the ancestors of the root's parent (pst, at dir), "/" first, for
  * renames in them, as the parent is watched for the root's: a rename of
  * any directory above the root is then seen in order with the events, and
@@ -1256,39 +1244,16 @@ out:
 	free(copy);
 }
 
-/* Component lvl of the root's path: its start, and its length in *len. */
-static const char *path_comp(const struct inofd__reg *r, unsigned int lvl,
-			     size_t *len)
-{
-	const char *s = r->path;
-	unsigned int i = 0;
-
-	for (;;) {
-		while (*s == '/')
-			s++;
-		if (!*s)
-			return NULL;
-		*len = strcspn(s, "/");
-		if (i++ == lvl)
-			return s[*len] ? s : NULL;	/* the root's own: no */
-		s += *len;
-	}
-}
-
 int inofd__anc_holds(const struct inofd__mem *m, const char *name)
 {
 	const struct inofd__reg *r = m->reg;
-	const char *c;
 	unsigned int i;
-	size_t len;
 
 	if (!name || r->lost || !r->path)
 		return -1;
 	for (i = 0; i < r->nanc && r->anc[i] != m; i++)
 		;
-	if (i == r->nanc || !(c = path_comp(r, i, &len)))
-		return -1;
-	return strlen(name) == len && !memcmp(c, name, len) ? (int)i : -1;
+	return i < r->nanc && comp_is(r, i, name) ? (int)i : -1;
 }
 
 void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
