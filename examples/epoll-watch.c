@@ -95,8 +95,10 @@ int main(int argc, char **argv)
 				IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF |
 				IN_MOVE_SELF;
 
-		r = recursive ? inofd_watch_tree(in, AT_FDCWD, argv[i], mask, 0,
-						 argv[i])
+		r = recursive ? inofd_watch_tree_at(in, AT_FDCWD, argv[i], mask,
+				&(struct inofd_tree_opts){
+					.sz = sizeof(struct inofd_tree_opts),
+					.data = argv[i] })
 			      : inofd_watch_path(in, argv[i], mask, argv[i]);
 		if (r < 0) {
 			fprintf(stderr, "epoll-watch: %s: %s\n", argv[i],

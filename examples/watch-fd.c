@@ -33,7 +33,7 @@ struct arg {
 	char *disp;		/* %w: as given, '/' appended for a directory */
 	char *abs;		/* the path libinofd records (tree watches) */
 	size_t abslen;
-	int tree;		/* watched with inofd_watch_tree() */
+	int tree;		/* watched with inofd_watch_tree_at() */
 	int wd;
 	int own_close;		/* --rdonly: our close(2) is still to come */
 };
@@ -715,8 +715,11 @@ static int add_watch(struct inofd *in, const struct cfg *c, const char *file,
 		if (a->abs)
 			a->abslen = strlen(a->abs);
 		a->tree = 1;
-		r = inofd_watch_tree(in, fd, "", kmask & ~IN_ONESHOT,
-				     INOFD_AT_EMPTY_PATH, a);
+		r = inofd_watch_tree_at(in, fd, "", kmask & ~IN_ONESHOT,
+				&(struct inofd_tree_opts){
+					.sz = sizeof(struct inofd_tree_opts),
+					.flags = INOFD_AT_EMPTY_PATH,
+					.data = a });
 		if (r == -EBUSY) {
 			/* inside a tree watched already: covered */
 			close(fd);

@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 #define INOFD_VERSION_MAJOR	0
-#define INOFD_VERSION_MINOR	2
+#define INOFD_VERSION_MINOR	3
 
 /* Opaque handle: one inotify instance plus the library's watch table. */
 struct inofd;
@@ -57,61 +57,77 @@ enum inofd_backend {
 	INOFD_BACKEND_PROCFD	= 2,	/* inotify_add_watch("/proc/self/fd/N") */
 };
 
-/* struct inofd_opts.flags */
+/*
+ * Flags: one namespace, every bit distinct.  Each place that takes flags
+ * says which it knows and refuses the others with -EINVAL.
+ *   struct inofd_opts.flags:       INOFD_FORCE_*, INOFD_RAW_MOVES
+ *   inofd_watch_at() flags:        INOFD_AT_*
+ *   struct inofd_tree_opts.flags:  INOFD_AT_*, INOFD_TREE_*
+ */
 #define INOFD_FORCE_KERNEL	0x0001u	/* use INOTIFY_WATCH or fail with -ENOSYS */
 #define INOFD_FORCE_PROCFD	0x0002u	/* use /proc/self/fd or fail with -ENOSYS */
 #define INOFD_RAW_MOVES		0x0004u	/* report IN_MOVED_FROM/IN_MOVED_TO halves
 					 * instead of INOFD_EV_RENAME/MOVE_* */
+#define INOFD_TREE_XDEV		0x0010u	/* stay on the root's filesystem */
+#define INOFD_AT_SYMLINK_NOFOLLOW 0x0100u	/* watch a final symlink itself */
+#define INOFD_AT_EMPTY_PATH	  0x1000u	/* "" means dirfd itself */
 
 /*
- * Creation options.  Declare them with INOFD_OPTS(), which sets .sz and
- * zeroes every other byte; bytes the library does not know must be zero
- * (so newer callers run on older libraries when they do not use the new
- * fields), and so must reserved.  A NULL pointer means all defaults.
+ * Options structs: sz first, no padding anywhere (every field is named,
+ * so a plain initialiser zeroes every byte), new fields only at the end.
+ * Bytes beyond the fields this library knows must be zero (so newer
+ * callers run on older libraries when they leave the new fields zero);
+ * otherwise the call fails with -EINVAL.  A NULL pointer means all
+ * defaults.
+ *
+ * INOFD_OPTS(name, .field = value, ...) declares a struct inofd_opts,
+ * INOFD_TREE_OPTS(name, ...) a struct inofd_tree_opts: sz set, every
+ * field not named zero.  Plain C99 (no statement expression), so the
+ * initialisers may hold compound literals, which live as long as name:
+ *   INOFD_TREE_OPTS(to, .exclude = (const char *const[]){ ".git", NULL });
+ * (Strict C99 before C23 wants at least one field after name.)
  */
+#define INOFD_OPTS_OF(TYPE, NAME, ...)					\
+	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+#define INOFD_OPTS(NAME, ...)	INOFD_OPTS_OF(inofd_opts, NAME, __VA_ARGS__)
+#define INOFD_TREE_OPTS(NAME, ...) \
+	INOFD_OPTS_OF(inofd_tree_opts, NAME, __VA_ARGS__)
+
+/* Creation options (inofd_new()). */
 struct inofd_opts {
 	size_t		sz;
 	unsigned int	flags;		/* INOFD_FORCE_*, INOFD_RAW_MOVES */
 	unsigned int	pair_timeout_ms; /* wait for IN_MOVED_TO; 0: 10 ms */
 	unsigned int	coalesce_ms;	/* >0: coalescing mode, see INOFD_EV_CHANGED */
-	unsigned int	reserved;	/* must be 0 (was tail padding) */
+	unsigned int	queue_max;	/* ready events queued at most (a full
+					 * queue drops events and queues one
+					 * INOFD_EV_RESCAN); 0: INOFD_QUEUE_MAX */
 };
 
-/*
- * INOFD_OPTS(name, .field = value, ...): a struct inofd_opts (or any
- * options struct of this header, with INOFD_TREE_OPTS) with sz set and
- * every other byte, padding included, zero.
- */
-#define INOFD_OPTS_OF(TYPE, NAME, ...)					\
-	struct TYPE NAME = ({						\
-		memset(&NAME, 0, sizeof(struct TYPE));			\
-		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };	\
-	})
-#define INOFD_OPTS(NAME, ...)	INOFD_OPTS_OF(inofd_opts, NAME, __VA_ARGS__)
-
-/* struct inofd_tree_opts.flags */
-#define INOFD_TREE_XDEV		0x0001u	/* stay on the root's filesystem */
+/* The default bound on ready events (struct inofd_opts.queue_max). */
+#define INOFD_QUEUE_MAX		(1u << 20)
 
 /*
- * Recursive watch options (inofd_watch_tree_opts()).  Declare them with
+ * Recursive watch options (inofd_watch_tree_at()).  Declare them with
  * INOFD_TREE_OPTS(name, ...).
  */
 struct inofd_tree_opts {
 	size_t		sz;
-	/* NULL-terminated fnmatch(3) patterns: a directory whose name
-	 * matches one is not watched, nor anything below it (".git",
-	 * "node_modules", "*.tmp").  Copied by the call. */
+	/*
+	 * NULL-terminated fnmatch(3) patterns matched against a
+	 * directory's NAME (its last component, at any depth; never a
+	 * path: a pattern with a '/' is refused with -EINVAL).  A
+	 * directory that matches is not watched, nor anything below it
+	 * (".git", "node_modules", "build-*").  Files are never filtered:
+	 * every event of a watched directory is reported, whatever its
+	 * name.  Copied by the call.
+	 */
 	const char *const *exclude;
-	unsigned int	flags;		/* INOFD_TREE_* */
+	unsigned int	flags;		/* INOFD_AT_*, INOFD_TREE_* */
 	unsigned int	max_depth;	/* 0: no limit; n: watch directories at
 					 * most n levels below the root */
+	void		*data;		/* caller data of the watch */
 };
-#define INOFD_TREE_OPTS(NAME, ...) \
-	INOFD_OPTS_OF(inofd_tree_opts, NAME, __VA_ARGS__)
-
-/* inofd_watch_at() / inofd_watch_tree() flags */
-#define INOFD_AT_SYMLINK_NOFOLLOW 0x0100u	/* watch a final symlink itself */
-#define INOFD_AT_EMPTY_PATH	  0x1000u	/* "" means dirfd itself */
 
 /* Event types (struct inofd_event.type) */
 enum inofd_event_type {
@@ -119,7 +135,8 @@ enum inofd_event_type {
 	INOFD_EV_RENAME,	/* IN_MOVED_FROM + IN_MOVED_TO with one cookie */
 	INOFD_EV_MOVE_OUT,	/* IN_MOVED_FROM with no IN_MOVED_TO in time */
 	INOFD_EV_MOVE_IN,	/* IN_MOVED_TO with no IN_MOVED_FROM */
-	INOFD_EV_RESCAN,	/* IN_Q_OVERFLOW: events were lost, rescan */
+	INOFD_EV_RESCAN,	/* events were lost (IN_Q_OVERFLOW, a full
+				 * queue, no memory): rescan */
 	INOFD_EV_CHANGED,	/* coalescing mode: the watched object changed */
 	INOFD_EV_ERROR,		/* a recursive watch could not follow; see error */
 };
@@ -142,10 +159,25 @@ enum inofd_event_type {
  * One event.  Returned by inofd_next(); the structure and every string in
  * it stay valid until the next inofd_read() or inofd_free() on the instance.
  *
+ * seq numbers the events of an instance in the order inofd_next() hands
+ * them out: 1, 2, 3, ... with no gap (events the library had to drop are
+ * not numbered; an INOFD_EV_RESCAN says they were lost).
+ *
  * wd is what the watch call returned (one per call: two watches of one
  * object are two registrations, each with its own mask and data, each
  * told of every event it wants).  For a recursive watch every event of
  * every directory of the tree carries the tree's wd and data.
+ *
+ * ino and dev identify the watched object the kernel reported the event
+ * on, as stat(2) gave them when the library watched it: for an event with
+ * a name, the directory holding the entry (so dev, ino and name name the
+ * entry as fanotify's DFID_NAME does; in a tree, the tree's directory the
+ * entry is in, not the tree's root); for an event without a name, the
+ * object itself.  INOFD_EV_RENAME: the destination directory;
+ * INOFD_EV_MOVE_OUT: the source directory.  0 for INOFD_EV_RESCAN, for a
+ * tree's INOFD_EVF_LOST error (the root's are given) and when stat(2)
+ * failed.  inotify never says an entry's own inode; these do not either.
+ *
  * name, path and data describe the object the event is about: for
  * INOFD_EV_RENAME and INOFD_EV_MOVE_IN the destination, for
  * INOFD_EV_MOVE_OUT the source.  from_* describe the source of a rename
@@ -155,12 +187,15 @@ enum inofd_event_type {
  * INOFD_EVF_STALE_PATH).
  */
 struct inofd_event {
+	uint64_t	seq;
 	int		type;		/* enum inofd_event_type */
 	int		wd;		/* -1 for INOFD_EV_RESCAN */
 	uint32_t	mask;		/* IN_* bits; OR of all for CHANGED */
 	uint32_t	cookie;
 	unsigned int	flags;		/* INOFD_EVF_* */
 	int		error;		/* INOFD_EV_ERROR: -errno, else 0 */
+	uint64_t	ino;		/* the watched object's (see above) */
+	uint64_t	dev;
 	const char	*name;		/* entry name in a directory, or NULL */
 	const char	*path;
 	void		*data;		/* caller data of the watch */
@@ -186,14 +221,18 @@ INOFD_API int inofd_watch_at(struct inofd *in, int dirfd, const char *path,
 			     uint32_t mask, unsigned int flags, void *data);
 INOFD_API int inofd_watch_path(struct inofd *in, const char *path,
 			       uint32_t mask, void *data);
-INOFD_API int inofd_watch_tree(struct inofd *in, int dirfd, const char *path,
-			       uint32_t mask, unsigned int flags, void *data);
-INOFD_API int inofd_watch_tree_opts(struct inofd *in, int dirfd,
-				    const char *path, uint32_t mask,
-				    unsigned int flags, void *data,
-				    const struct inofd_tree_opts *opts);
+/* A directory and every directory below it; opts last (NULL: defaults),
+ * the caller's data and the INOFD_AT_* flags inside it. */
+INOFD_API int inofd_watch_tree_at(struct inofd *in, int dirfd,
+				  const char *path, uint32_t mask,
+				  const struct inofd_tree_opts *opts);
 
-/* A watch's path (NULL if unknown) and data: 0, or -EINVAL for a bad wd. */
+/*
+ * A watch's path (NULL if unknown) and data: 0, or -EINVAL for a bad wd.
+ * The path string belongs to the library: it stays valid until the next
+ * inofd_read(), inofd_unwatch() or inofd_free() on the instance (a rename
+ * the library follows replaces it); copy it to keep it.
+ */
 INOFD_API int inofd_wd_path(const struct inofd *in, int wd, const char **path);
 INOFD_API int inofd_wd_data(const struct inofd *in, int wd, void **data);
 

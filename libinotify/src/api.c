@@ -23,6 +23,21 @@
 #define KNOWN_FLAGS	(INOFD_FORCE_KERNEL | INOFD_FORCE_PROCFD | \
 			 INOFD_RAW_MOVES)
 
+/*
+ * No padding anywhere in the options structs: a plain initialiser (what
+ * INOFD_OPTS() is) zeroes every byte only if every byte is a field.
+ */
+_Static_assert(sizeof(struct inofd_opts) ==
+	       sizeof(size_t) + 4 * sizeof(unsigned int) &&
+	       sizeof(struct inofd_opts) == OPTS_END(inofd_opts, queue_max),
+	       "struct inofd_opts has padding");
+_Static_assert(sizeof(struct inofd_tree_opts) ==
+	       sizeof(size_t) + sizeof(const char *const *) +
+	       2 * sizeof(unsigned int) + sizeof(void *) &&
+	       sizeof(struct inofd_tree_opts) ==
+	       OPTS_END(inofd_tree_opts, data),
+	       "struct inofd_tree_opts has padding");
+
 /* A size-versioned struct: known fields, then zeros. */
 static int opts_ok(const void *o, size_t sz, size_t min, size_t known)
 {
@@ -38,7 +53,7 @@ static int opts_ok(const void *o, size_t sz, size_t min, size_t known)
 
 int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 {
-	unsigned int flags = 0, pair_ms = 0, coalesce_ms = 0;
+	unsigned int flags = 0, pair_ms = 0, coalesce_ms = 0, qmax = 0;
 	struct inofd *in;
 	const char *env;
 	int r;
@@ -48,7 +63,7 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 	*out = NULL;
 	if (opts) {
 		r = opts_ok(opts, opts->sz, OPTS_END(inofd_opts, sz),
-			    OPTS_END(inofd_opts, reserved));
+			    OPTS_END(inofd_opts, queue_max));
 		if (r)
 			return r;
 		if (opts->sz >= OPTS_END(inofd_opts, flags))
@@ -57,9 +72,8 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 			pair_ms = opts->pair_timeout_ms;
 		if (opts->sz >= OPTS_END(inofd_opts, coalesce_ms))
 			coalesce_ms = opts->coalesce_ms;
-		if (opts->sz >= OPTS_END(inofd_opts, reserved) &&
-		    opts->reserved)
-			return -EINVAL;
+		if (opts->sz >= OPTS_END(inofd_opts, queue_max))
+			qmax = opts->queue_max;
 	}
 	if (flags & ~KNOWN_FLAGS)
 		return -EINVAL;
@@ -88,7 +102,7 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 	in->flags = flags;
 	in->pair_ms = pair_ms ? pair_ms : INOFD__PAIR_MS;
 	in->coalesce_ms = coalesce_ms;
-	in->qmax = INOFD__QMAX;
+	in->qmax = qmax ? qmax : INOFD_QUEUE_MAX;
 	r = inofd__table_init(in);
 	if (r)
 		goto err;
@@ -327,29 +341,38 @@ int inofd_watch_path(struct inofd *in, const char *path, uint32_t mask,
 	return inofd_watch_at(in, AT_FDCWD, path, mask, 0, data);
 }
 
+#define TREE_FLAGS	(AT_FLAGS | INOFD_TREE_XDEV)
+
+/* The options a tree keeps; the call's own flags go to *flags. */
 static int copy_tree_opts(struct inofd__reg *r,
-			  const struct inofd_tree_opts *o)
+			  const struct inofd_tree_opts *o, unsigned int *flags)
 {
 	size_t n = 0, i;
 	int e;
 
+	*flags = 0;
 	if (!o)
 		return 0;
 	e = opts_ok(o, o->sz, OPTS_END(inofd_tree_opts, sz),
-		    OPTS_END(inofd_tree_opts, max_depth));
+		    OPTS_END(inofd_tree_opts, data));
 	if (e)
 		return e;
 	if (o->sz >= OPTS_END(inofd_tree_opts, flags)) {
-		if (o->flags & ~INOFD_TREE_XDEV)
+		if (o->flags & ~TREE_FLAGS)
 			return -EINVAL;
-		r->tflags = o->flags;
+		r->tflags = o->flags & INOFD_TREE_XDEV;
+		*flags = o->flags & AT_FLAGS;
 	}
 	if (o->sz >= OPTS_END(inofd_tree_opts, max_depth))
 		r->max_depth = o->max_depth;
+	if (o->sz >= OPTS_END(inofd_tree_opts, data))
+		r->data = o->data;
 	if (o->sz < OPTS_END(inofd_tree_opts, exclude) || !o->exclude)
 		return 0;
+	/* a pattern matches a name: one with a '/' would match nothing */
 	while (o->exclude[n])
-		n++;
+		if (!*o->exclude[n] || strchr(o->exclude[n++], '/'))
+			return -EINVAL;
 	r->exclude = calloc(n + 1, sizeof(*r->exclude));
 	if (!r->exclude)
 		return -ENOMEM;
@@ -409,49 +432,48 @@ static int walk_root(struct inofd *in, struct inofd__reg *r, int fd,
 	return e;
 }
 
-int inofd_watch_tree_opts(struct inofd *in, int dirfd, const char *path,
-			  uint32_t mask, unsigned int flags, void *data,
-			  const struct inofd_tree_opts *opts)
+int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
+			uint32_t mask, const struct inofd_tree_opts *opts)
 {
 	struct inofd__reg *r;
+	unsigned int flags;
 	size_t mark;
 	struct stat st;
 	bool own;
 	int fd, e;
 
-	e = check_at_args(in, path, mask, flags);
+	e = check_at_args(in, path, mask, 0);
 	if (e)
 		return e;
 	/* a tree is one owner of many watches: no per-call mask games */
 	if (mask & (IN_MASK_ADD | IN_MASK_CREATE | IN_ONESHOT))
 		return -EINVAL;
+	r = inofd__reg_new(in, INOFD__REG_TREE);
+	if (!r)
+		return -ENOMEM;
+	e = copy_tree_opts(r, opts, &flags);
+	if (e) {
+		inofd__reg_free(in, r);
+		return e;
+	}
 	if (mask & IN_DONT_FOLLOW)
 		flags |= INOFD_AT_SYMLINK_NOFOLLOW;
 	fd = open_at(dirfd, path, flags, O_DIRECTORY, &own);
-	if (fd < 0)
+	if (fd < 0) {
+		inofd__reg_free(in, r);
 		return fd;
-	if (fstat(fd, &st) < 0) {
+	}
+	if (fstat(fd, &st) < 0)
 		e = -errno;
-		goto out;
-	}
-	if (!S_ISDIR(st.st_mode)) {
+	else if (!S_ISDIR(st.st_mode))
 		e = -ENOTDIR;
-		goto out;
-	}
-	r = inofd__reg_new(in, INOFD__REG_TREE);
-	if (!r) {
-		e = -ENOMEM;
-		goto out;
-	}
-	r->mask = mask & EVENT_BITS;
-	r->data = data;
-	r->dev = st.st_dev;
-	r->path = abs_path(dirfd, path, fd);
-	e = copy_tree_opts(r, opts);
 	if (e) {
 		inofd__reg_free(in, r);
 		goto out;
 	}
+	r->mask = mask & EVENT_BITS;
+	r->dev = st.st_dev;
+	r->path = abs_path(dirfd, path, fd);
 	mark = inofd__q_mark(in);
 	e = walk_root(in, r, fd, &st);
 	if (e < 0) {
@@ -466,12 +488,6 @@ out:
 	if (own)
 		close(fd);
 	return e;
-}
-
-int inofd_watch_tree(struct inofd *in, int dirfd, const char *path,
-		     uint32_t mask, unsigned int flags, void *data)
-{
-	return inofd_watch_tree_opts(in, dirfd, path, mask, flags, data, NULL);
 }
 
 int inofd_unwatch(struct inofd *in, int wd)
@@ -561,11 +577,9 @@ static const struct {
 	{ EAGAIN, "try again" },
 	{ EIO, "input/output error" },
 	{ EFAULT, "bad address" },
-	{ E2BIG, "argument structure too large (unknown non-zero bytes)" },
 	{ ENOTTY, "inappropriate ioctl (no INOTIFY_WATCH in this kernel)" },
 	{ ENODEV, "no such device" },
 	{ EOVERFLOW, "value too large" },
-	{ EBUSY, "device or resource busy" },
 };
 
 const char *inofd_strerror(int err)

@@ -333,10 +333,12 @@ static size_t anc_moves_ahead(const struct inofd *in, struct inofd__mv *v,
 
 	*loss = false;
 	while (b && (size_t)(in->rest_end - b) >= sizeof(struct inotify_event)) {
-		const struct inotify_event *e = (const void *)b;
+		struct inotify_event h, *e = &h;	/* fed bytes: any alignment */
+		const char *name = b + sizeof(h);
 		const struct inofd__kw *kw;
 		const struct inofd__mem *m;
 
+		memcpy(&h, b, sizeof(h));
 		b += sizeof(*e) + e->len;
 		if (e->mask & IN_Q_OVERFLOW)
 			*loss = true;
@@ -351,7 +353,7 @@ static size_t anc_moves_ahead(const struct inofd *in, struct inofd__mv *v,
 		if (n < max)
 			v[n] = (struct inofd__mv){ .wd = e->wd, .mask = e->mask,
 						   .cookie = e->cookie,
-						   .name = e->name };
+						   .name = name };
 		n++;
 	}
 	return n;
@@ -557,6 +559,8 @@ struct run {
 	uint32_t		want;		/* event bits reported; 0: drop */
 	int			id;		/* its registration's */
 	void			*data;
+	uint64_t		ino, dev;	/* its kernel watch's */
+	uint64_t		seq;		/* the next event's */
 	const char		*pc;		/* its directory's path */
 	size_t			pcjoin;		/* where an entry's name goes */
 	size_t			alone;		/* that path and its NUL, in whole
@@ -571,7 +575,8 @@ run_load(struct inofd *in, struct run *u)
 	/* no watch yet: slow, whatever wd an event has (-1 included) */
 	*u = (struct run){ .qw = in->qw, .qlim = in->qwend,
 			   .acur = in->arena.cur, .aend = in->arena.end,
-			   .wd = -1, .slow = ~0u };
+			   .wd = -1, .slow = ~0u,
+			   .seq = in->qseq + in->qtail + 1 };
 	if ((size_t)(in->qwend - in->qw) > room)	/* 0 if NULL */
 		u->qlim = in->qw + room;
 }
@@ -613,6 +618,8 @@ run_watch(struct inofd *in, struct run *u, int wd)
 	u->want = r->mask & IN_ALL_EVENTS;
 	u->id = r->id;
 	u->data = r->data;
+	u->ino = (uint64_t)kw->ino;
+	u->dev = (uint64_t)kw->dev;
 	u->pc = m->pc;
 	u->pcjoin = m->pcjoin;
 	u->alone = (m->pclen + 1 + 15) & ~(size_t)15;
@@ -645,7 +652,7 @@ static inline void copy16(char *d, const char *s, size_t n)
  */
 static inline __attribute__((always_inline)) bool
 fast(struct inofd *in, struct run *u, const struct inotify_event *e,
-     bool kernel)
+     const char *ename, bool kernel)
 {
 	struct inofd_event *ev;
 	const char *name = NULL;
@@ -667,7 +674,7 @@ fast(struct inofd *in, struct run *u, const struct inotify_event *e,
 		 * gives a name of at least one byte, NUL-padded to a multiple
 		 * of 16: round_event_name_len()).
 		 */
-		if (!kernel && (elen % 16 || !e->name[0]))
+		if (!kernel && (elen % 16 || !ename[0]))
 			return false;
 		n = u->pcjoin + elen;
 	} else {
@@ -685,18 +692,21 @@ fast(struct inofd *in, struct run *u, const struct inotify_event *e,
 		copy16(p, u->pc, u->pcjoin);
 		p[u->pcjoin - 1] = '/';
 		name = p + u->pcjoin;
-		copy16((char *)name, e->name, elen);
+		copy16((char *)name, ename, elen);
 	} else {
 		copy16(p, u->pc, u->alone);	/* the path and its NUL */
 	}
 	ev = u->qw++;
 	/* field by field: no zeroing first (the padding is never read) */
+	ev->seq = u->seq++;
 	ev->type = INOFD_EV_INOTIFY;
 	ev->wd = u->id;
 	ev->mask = e->mask;
 	ev->cookie = e->cookie;
 	ev->flags = 0;
 	ev->error = 0;
+	ev->ino = u->ino;
+	ev->dev = u->dev;
 	ev->name = name;
 	ev->path = p;
 	ev->data = u->data;
@@ -722,19 +732,25 @@ parse_as(struct inofd *in, const char *buf, size_t len, bool kernel)
 
 	run_load(in, &u);
 	while ((size_t)(end - buf) >= sizeof(struct inotify_event)) {
-		const struct inotify_event *e = (const void *)buf;
+		/*
+		 * The header is copied (loads, once compiled): fed records
+		 * may sit at any alignment, read(2)'s never do.
+		 */
+		struct inotify_event h, *e = &h;
+		const char *name = buf + sizeof(h);
 
+		memcpy(&h, buf, sizeof(h));
 		if (e->len > (size_t)(end - buf) - sizeof(*e) ||
-		    (!kernel && e->len && e->name[e->len - 1] != '\0'))
+		    (!kernel && e->len && name[e->len - 1] != '\0'))
 			break;
 		buf += sizeof(*e) + e->len;
-		if (fast(in, &u, e, kernel))
+		if (fast(in, &u, e, name, kernel))
 			continue;
 		run_store(in, &u);
 		in->rest = buf;
 		in->rest_end = end;
 		process(in, e->wd, e->mask, e->cookie,
-			(e->len && e->name[0]) ? e->name : NULL);
+			(e->len && name[0]) ? name : NULL);
 		if (in->backlog_due)
 			return 0;	/* the rest: read_backlog() */
 		run_load(in, &u);
@@ -835,9 +851,21 @@ static int settle(struct inofd *in)
 	 * older event is given a path from after it.
 	 */
 	if (!in->more) {
+		/*
+		 * Paced by the queue: a walk reports what it finds, so it
+		 * lists no more entries than the queue has room for (a
+		 * caller that reads without draining gets no new walk).
+		 */
+		size_t room = inofd__q_room(in);
+
 		inofd__walk_retry(in);
-		inofd__walk_run(in, INOFD__WALK_BUDGET);
+		if (room)
+			inofd__walk_run(in, room < INOFD__WALK_BUDGET ?
+					(unsigned int)room :
+					INOFD__WALK_BUDGET);
 	}
+	if (in->nowed)
+		inofd__q_owed(in);
 	inofd__q_rescan(in);
 	return (int)inofd__q_ready(in);
 }
@@ -929,7 +957,7 @@ int inofd__timeout(const struct inofd *in)
 	uint64_t d, now;
 
 	if (inofd__q_ready(in) || inofd__walk_pending(in) || in->rescan_due ||
-	    in->crawl_due || in->dhead || in->more)
+	    in->crawl_due || in->dhead || in->more || in->nowed)
 		return 0;
 	d = inofd__pair_deadline(in);
 	if (!d)

@@ -45,6 +45,8 @@ static struct inofd_event *push_at(struct inofd *in, struct inofd__mem *m,
 		return NULL;
 	ev->wd = m->reg->id;
 	ev->data = m->reg->data;
+	ev->ino = (uint64_t)m->kw->ino;
+	ev->dev = (uint64_t)m->kw->dev;
 	if ((m->reg->kind == INOFD__REG_PLAIN && m->reg->stale) ||
 	    inofd__mem_unsure(m))
 		ev->flags |= INOFD_EVF_STALE_PATH;
@@ -242,14 +244,22 @@ void inofd__reg_end(struct inofd *in, struct inofd__reg *r, bool report,
 		    unsigned int flags)
 {
 	struct inofd__mem *root = r->root;
+	bool owed = false;
 
 	if (report && root) {
 		inofd__win_close(in, root);
-		/* IN_IGNORED: wants() is true whatever the mask */
+		/* a LOST not told yet comes first */
+		if (r->owe_lost)
+			inofd__q_lost(in, r);
+		/* IN_IGNORED: wants() is true whatever the mask; past the
+		 * queue's bound (queue.c): an end is never dropped */
 		r->oneshot = false;
-		inofd__emit(in, root, INOFD_EV_INOTIFY,
-			    &(struct inofd__raw){ IN_IGNORED, 0, NULL },
-			    flags);
+		in->qpast = true;
+		owed = r->owe_lost ||
+		       !inofd__emit(in, root, INOFD_EV_INOTIFY,
+				    &(struct inofd__raw){ IN_IGNORED, 0, NULL },
+				    flags);
+		in->qpast = false;
 	}
 	if (r->plink) {
 		struct inofd__kw *kw = r->plink->kw;
@@ -260,7 +270,10 @@ void inofd__reg_end(struct inofd *in, struct inofd__reg *r, bool report,
 	inofd__anc_drop(in, r);
 	if (root)
 		inofd__subtree_free(in, root);
-	inofd__reg_free(in, r);
+	if (owed)
+		inofd__q_owe_end(in, r, flags);	/* told at the next read */
+	else
+		inofd__reg_free(in, r);
 }
 
 /* ---- pending halves ------------------------------------------------- */

@@ -7,11 +7,28 @@
  * A cursor into the tail's block and one into the head's make a push and
  * a pop a compare and an increment; the block arithmetic runs once per
  * block.
+ *
+ * The event at index i has sequence number qseq + i + 1: numbers follow
+ * the order of the queue, which is the order events are handed out, and
+ * an event taken back (unpush, rollback) gives its number back.
+ *
+ * What ends a watch for the caller (its IN_IGNORED, a tree's LOST error)
+ * is queued past the bound: the room is reserved in that there is at
+ * most one of each per registration.  Without memory for it, the
+ * registration is kept (no member, no kernel watch, its id taken) and
+ * owes it; inofd__q_owed() tries again at every read.  The caller's data
+ * is never left without its IN_IGNORED.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "queue.h"
+#include "table.h"
+
+/* Blocks kept allocated across reads; more are freed when the queue
+ * empties (a burst does not pin its memory). */
+#define QKEEP	64
 
 static struct inofd_event *slot(struct inofd *in, size_t i)
 {
@@ -63,9 +80,11 @@ static struct inofd_event *tail_slot(struct inofd *in)
 	return ev;
 }
 
-static void init(struct inofd_event *ev, int type)
+/* i: the event's index (its sequence number follows) */
+static void init(struct inofd *in, struct inofd_event *ev, int type, size_t i)
 {
 	memset(ev, 0, sizeof(*ev));
+	ev->seq = in->qseq + i + 1;
 	ev->type = type;
 	ev->wd = -1;
 	ev->from_wd = -1;
@@ -75,7 +94,7 @@ struct inofd_event *inofd__q_push(struct inofd *in, int type)
 {
 	struct inofd_event *ev;
 
-	if (!inofd__q_room(in)) {
+	if (!inofd__q_room(in) && !in->qpast) {
 		in->rescan_due = true;
 		return NULL;
 	}
@@ -86,7 +105,17 @@ struct inofd_event *inofd__q_push(struct inofd *in, int type)
 		ev = tail_slot(in);
 	}
 	if (ev)
-		init(ev, type);
+		init(in, ev, type, in->qtail - 1);
+	return ev;
+}
+
+struct inofd_event *inofd__q_push_end(struct inofd *in, int type)
+{
+	struct inofd_event *ev;
+
+	in->qpast = true;
+	ev = inofd__q_push(in, type);
+	in->qpast = false;
 	return ev;
 }
 
@@ -116,7 +145,7 @@ void inofd__q_rescan(struct inofd *in)
 	ev = tail_slot(in);			/* one past the bound */
 	if (!ev)
 		return;				/* still owed */
-	init(ev, INOFD_EV_RESCAN);
+	init(in, ev, INOFD_EV_RESCAN, in->qtail - 1);
 	ev->mask = IN_Q_OVERFLOW;
 	in->rescan_due = false;
 }
@@ -152,8 +181,15 @@ size_t inofd__q_ready(const struct inofd *in)
 
 bool inofd__q_reset(struct inofd *in)
 {
+	size_t i;
+
 	if (head(in) != in->qtail)
 		return false;
+	for (i = QKEEP; i < in->nqblk && in->qblk[i]; i++) {
+		free(in->qblk[i]);
+		in->qblk[i] = NULL;
+	}
+	in->qseq += in->qtail;
 	in->qbase = in->qtail = 0;
 	in->qw = in->qwend = in->qr = in->qrend = in->qrbase = NULL;
 	inofd__arena_reset(&in->arena);
@@ -168,4 +204,83 @@ void inofd__q_free(struct inofd *in)
 		free(in->qblk[i]);
 	free(in->qblk);
 	inofd__arena_free(&in->arena);
+}
+
+void inofd__q_lost(struct inofd *in, struct inofd__reg *r)
+{
+	struct inofd_event *ev = inofd__q_push_end(in, INOFD_EV_ERROR);
+
+	if (!ev) {
+		if (!r->owe_lost && !r->owe_end)
+			in->nowed++;
+		r->owe_lost = true;
+		return;
+	}
+	if (r->owe_lost && !r->owe_end)
+		in->nowed--;
+	r->owe_lost = false;
+	ev->wd = r->id;
+	ev->data = r->data;
+	ev->error = -ESTALE;
+	ev->flags = INOFD_EVF_LOST;
+	if (r->root) {
+		ev->ino = (uint64_t)r->root->kw->ino;
+		ev->dev = (uint64_t)r->root->kw->dev;
+	}
+}
+
+void inofd__q_owe_end(struct inofd *in, struct inofd__reg *r,
+		      unsigned int flags)
+{
+	if (!r->owe_lost && !r->owe_end)
+		in->nowed++;
+	r->owe_end = true;
+	r->owe_flags = flags;
+	/* nothing of it is left to walk, crawl or report on */
+	r->kind = INOFD__REG_PLAIN;
+	r->root = NULL;
+	r->plink = NULL;
+	r->crawl_left = 0;
+}
+
+/* The IN_IGNORED r owes; false if it still cannot be queued. */
+static bool end_owed(struct inofd *in, struct inofd__reg *r)
+{
+	struct inofd_event *ev = inofd__q_push_end(in, INOFD_EV_INOTIFY);
+
+	if (!ev)
+		return false;
+	ev->wd = r->id;
+	ev->data = r->data;
+	ev->mask = IN_IGNORED;
+	ev->flags = r->owe_flags | (r->stale ? INOFD_EVF_STALE_PATH : 0);
+	/* its path if memory allows: NULL is "not known", never wrong */
+	if (r->path && !r->lost && !r->moving)
+		ev->path = inofd__arena_join(&in->arena, r->path,
+					     strlen(r->path), NULL);
+	return true;
+}
+
+void inofd__q_owed(struct inofd *in)
+{
+	unsigned int i;
+
+	for (i = 0; in->nowed && i < in->regsize; i++) {
+		struct inofd__reg *r, *next;
+
+		for (r = in->regtab[i]; r; r = next) {
+			next = r->hnext;
+			if (r->owe_lost) {
+				inofd__q_lost(in, r);
+				if (r->owe_lost)
+					return;		/* still no memory */
+			}
+			if (!r->owe_end)
+				continue;
+			if (!end_owed(in, r))
+				return;
+			in->nowed--;
+			inofd__reg_free(in, r);
+		}
+	}
 }

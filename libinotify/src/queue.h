@@ -7,6 +7,18 @@
 
 /* A zeroed event at the tail, or NULL (full or no memory: a rescan is due) */
 INOFD__HIDDEN struct inofd_event *inofd__q_push(struct inofd *in, int type);
+/* inofd__q_push() past the bound: an end (IN_IGNORED, LOST) the caller
+ * must be told; NULL only without memory. */
+INOFD__HIDDEN struct inofd_event *inofd__q_push_end(struct inofd *in,
+						    int type);
+/* r's INOFD_EVF_LOST error, past the bound; owed when it cannot be. */
+INOFD__HIDDEN void inofd__q_lost(struct inofd *in, struct inofd__reg *r);
+/* r ended but its IN_IGNORED could not be queued: keep r (its members
+ * are gone) until inofd__q_owed() queues it. */
+INOFD__HIDDEN void inofd__q_owe_end(struct inofd *in, struct inofd__reg *r,
+				    unsigned int flags);
+/* Queue what registrations owe (in->nowed), freeing those that ended. */
+INOFD__HIDDEN void inofd__q_owed(struct inofd *in);
 /* Take back the last event pushed (it could not be completed). */
 INOFD__HIDDEN void inofd__q_unpush(struct inofd *in);
 /* Drop every event pushed since inofd__q_mark() returned mark. */

@@ -1284,8 +1284,6 @@ void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
 
 void inofd__tree_lost(struct inofd *in, struct inofd__reg *r)
 {
-	struct inofd_event *ev;
-
 	if (r->lost)
 		return;
 	r->lost = true;
@@ -1299,13 +1297,7 @@ void inofd__tree_lost(struct inofd *in, struct inofd__reg *r)
 		inofd__kw_put(in, kw, true);
 	}
 	inofd__anc_drop(in, r);
-	ev = inofd__q_push(in, INOFD_EV_ERROR);
-	if (!ev)
-		return;
-	ev->wd = r->id;
-	ev->data = r->data;
-	ev->error = -ESTALE;
-	ev->flags = INOFD_EVF_LOST;
+	inofd__q_lost(in, r);	/* past the queue's bound, or owed */
 }
 
 void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)

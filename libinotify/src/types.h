@@ -29,7 +29,6 @@
 #define INOFD__HIDDEN	__attribute__((visibility("hidden")))
 
 #define INOFD__PAIR_MS		10	/* default wait for IN_MOVED_TO */
-#define INOFD__QMAX		65536	/* ready events queued at most */
 #ifndef INOFD__READ_BUF		/* -D for stress builds (DESIGN.md) */
 #define INOFD__READ_BUF		(64 * 1024)	/* one batch: its events stay in cache */
 #endif
@@ -179,6 +178,11 @@ struct inofd__reg {
 	dev_t			dev;
 	unsigned int		gen;		/* crawl generation */
 	unsigned int		crawl_left;	/* LIST items of this crawl */
+	/* what the caller must still be told (queue.c): the registration
+	 * is kept, with no member, until it is (inofd__q_owed()) */
+	bool			owe_lost;	/* its INOFD_EVF_LOST error */
+	bool			owe_end;	/* ended: its IN_IGNORED */
+	unsigned int		owe_flags;	/* that IN_IGNORED's flags */
 	struct inofd__reg	*hnext;
 };
 
@@ -252,6 +256,11 @@ struct inofd {
 	size_t			nqblk;
 	size_t			qbase, qtail, qmax;
 	struct inofd_event	*qw, *qwend, *qr, *qrend, *qrbase;
+	uint64_t		qseq;		/* seq of the event at index 0,
+						 * less 1 */
+	bool			qpast;		/* the next push is an end the
+						 * bound must not drop */
+	unsigned int		nowed;		/* registrations owing an end */
 	bool			rescan_due;	/* something was lost */
 	struct inofd__arena	arena;
 

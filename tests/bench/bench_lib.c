@@ -6,7 +6,7 @@
  * IN_MODIFY events on FILES files of one directory DEPTH levels below the
  * watched root (alternating names, so the kernel merges none), queued
  * before the clock starts, then drained.  The library watches the root
- * with inofd_watch_tree(); the raw loop watches the directory itself and
+ * with inofd_watch_tree_at(); the raw loop watches the directory itself and
  * joins its path with each name.  Both hand each path to the same
  * consumer, which reads its first byte (until 2026-12-04 the library's
  * side took strlen() of every path, which the raw side did not: about 20
@@ -126,7 +126,7 @@ static double lib(const char *dir, long nev, long *got)
 	double t0, t1;
 
 	if (inofd_new(&in, NULL) < 0 ||
-	    inofd_watch_tree(in, AT_FDCWD, dir, IN_MODIFY, 0, NULL) < 0)
+	    inofd_watch_tree_at(in, AT_FDCWD, dir, IN_MODIFY, NULL) < 0)
 		die("lib watch");
 	generate(leaf, nev);
 	*got = 0;

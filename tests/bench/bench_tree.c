@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench_tree: a recursive watch of a large real tree, libinofd's
- * inofd_watch_tree() (kernel backend and /proc/self/fd backend) against
+ * inofd_watch_tree_at() (kernel backend and /proc/self/fd backend) against
  * a bare C walker (open each directory, INOTIFY_WATCH through that fd,
  * getdents64, close; no bookkeeping) and against Debian's `inotifywait -r
  * -m`, timed from fork until it prints "Watches established." on stderr.
@@ -11,7 +11,7 @@
  *   bench_tree ROOT EMPTYDIR ROUNDS
  *
  * Scale rows: trees of N directories (ROOT/gGGGG/dDDD, 100 per group, made
- * and removed here), inofd_watch_tree() and the bare walker on each; time
+ * and removed here), inofd_watch_tree_at() and the bare walker on each; time
  * per watch, and the library's own heap bytes per watch (mallinfo2()
  * delta across the call, the instance alive: chunk overhead included).
  *
@@ -138,7 +138,7 @@ static double lib_tree(const char *root, unsigned int flags, int *watches,
 		die("inofd_new");
 	h0 = heap_used();
 	t0 = now_s();
-	r = inofd_watch_tree(in, AT_FDCWD, root, IN_ALL_EVENTS, 0, NULL);
+	r = inofd_watch_tree_at(in, AT_FDCWD, root, IN_ALL_EVENTS, NULL);
 	t1 = now_s();
 	if (heap)
 		*heap = heap_used() - h0;

@@ -218,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.pair_timeout_ms = 1;
 	if (inofd_new(&in, &o) < 0)
 		return 0;
-	if (inofd_watch_tree(in, AT_FDCWD, root, IN_ALL_EVENTS, 0, NULL) < 0 ||
+	if (inofd_watch_tree_at(in, AT_FDCWD, root, IN_ALL_EVENTS, NULL) < 0 ||
 	    inofd_watch_path(in, filepath, IN_ALL_EVENTS, NULL) < 0)
 		abort();
 	for (i = 0; i < 64 && in_p < in_end; i++) {

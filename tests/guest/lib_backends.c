@@ -313,8 +313,11 @@ static void sc_tree(struct inofd *in, struct log *l)
 	mkdir(P("t/a/b"), 0755);
 	mkdir(P("out"), 0755);
 	touchf("t/a/b/f");
-	r = inofd_watch_tree(in, AT_FDCWD, P("t"), IN_CREATE | IN_DELETE |
-			     IN_MOVE | IN_CLOSE_WRITE, 0, "tree");
+	r = inofd_watch_tree_at(in, AT_FDCWD, P("t"), IN_CREATE | IN_DELETE |
+			     IN_MOVE | IN_CLOSE_WRITE,
+			&(struct inofd_tree_opts){
+				.sz = sizeof(struct inofd_tree_opts),
+				.data = "tree" });
 	logp(l, "tree: %s count %d\n", r >= 0 ? "ok" : strerror(-r),
 	     inofd_watch_count(in));
 	drain(in, l, 30);

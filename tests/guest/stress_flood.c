@@ -288,7 +288,7 @@ static void library_round(int small)
 		FAIL("inofd_new: %s", inofd_strerror(r));
 		return;
 	}
-	r = inofd_watch_tree(in, AT_FDCWD, dir, IN_CREATE, 0, NULL);
+	r = inofd_watch_tree_at(in, AT_FDCWD, dir, IN_CREATE, NULL);
 	if (r < 0) {
 		FAIL("inofd_watch_tree: %s", inofd_strerror(r));
 		inofd_free(in);

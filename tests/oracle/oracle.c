@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * oracle: a seeded, model-based test of inofd_watch_tree().
+ * oracle: a seeded, model-based test of inofd_watch_tree_at().
  *
  * For each seed a private PRNG drives a random sequence of file system
  * operations on a real directory tree watched recursively by libinofd,
@@ -1494,23 +1494,29 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		pfd = open(pp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (pfd < 0)
 			die(pp);
-		wd = inofd_watch_tree(r->in, pfd, r->root->name, r->mask, 0,
-				      &r->regs[0].tag);
+		wd = inofd_watch_tree_at(r->in, pfd, r->root->name, r->mask,
+				&(struct inofd_tree_opts){
+					.sz = sizeof(struct inofd_tree_opts),
+					.data = &r->regs[0].tag });
 		close(pfd);
 		note(r, "watch_tree dirfd(p) %s   # wd %d", r->root->name, wd);
 	} else if (r->rootmode == 2) {
 		if (chdir(r->base))
 			die("chdir");
-		wd = inofd_watch_tree(r->in, AT_FDCWD, r->regs[0].path +
-				      strlen(r->base) + 1, r->mask, 0,
-				      &r->regs[0].tag);
+		wd = inofd_watch_tree_at(r->in, AT_FDCWD, r->regs[0].path +
+				      strlen(r->base) + 1, r->mask,
+				&(struct inofd_tree_opts){
+					.sz = sizeof(struct inofd_tree_opts),
+					.data = &r->regs[0].tag });
 		if (chdir("/"))
 			die("chdir /");
 		note(r, "cd BASE; watch_tree a/p/%s; cd /   # wd %d",
 		     r->root->name, wd);
 	} else {
-		wd = inofd_watch_tree(r->in, AT_FDCWD, r->regs[0].path, r->mask,
-				      0, &r->regs[0].tag);
+		wd = inofd_watch_tree_at(r->in, AT_FDCWD, r->regs[0].path, r->mask,
+				&(struct inofd_tree_opts){
+					.sz = sizeof(struct inofd_tree_opts),
+					.data = &r->regs[0].tag });
 		note(r, "watch_tree BASE/a/p/%s   # wd %d", r->root->name, wd);
 	}
 	if (wd < 0) {

@@ -12,8 +12,10 @@
 
 static int tree(struct fx *f, const char *rel, void *data)
 {
-	return inofd_watch_tree(f->in, AT_FDCWD, P(f, rel), IN_ALL_EVENTS, 0,
-				data);
+	return inofd_watch_tree_at(f->in, AT_FDCWD, P(f, rel), IN_ALL_EVENTS,
+			&(struct inofd_tree_opts){
+				.sz = sizeof(struct inofd_tree_opts),
+				.data = data });
 }
 
 /* the record of the IN_CREATE of name, which must exist */
@@ -110,8 +112,7 @@ static void relative_root_after_chdir(void **state)
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	mkdirp(P(f, "rel"));
 	assert_int_equal(chdir(f->dir), 0);
-	assert_true(inofd_watch_tree(f->in, AT_FDCWD, "rel", IN_CREATE, 0,
-				     NULL) >= 0);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, "rel", IN_CREATE, NULL) >= 0);
 	assert_int_equal(chdir("/"), 0);
 	mkdirp(P(f, "rel/n"));
 	drain(f, 50);
@@ -143,8 +144,8 @@ static void overflow_crawl_drops_stale(void **state)
 	mkdirp(P(f, "out"));
 	mkfile(P(f, "t/fa"));
 	mkfile(P(f, "t/fb"));
-	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE |
-				     IN_ATTRIB, 0, NULL) >= 0);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE |
+				     IN_ATTRIB, NULL) >= 0);
 	f->ignore = IN_ATTRIB;
 	flood(f, "t/fa", "t/fb", max_queued() + 1000);
 	/* its IN_MOVED_FROM is lost */
@@ -222,13 +223,15 @@ static void plain_path_flagged_stale(void **state)
 	assert_true(f->r[i].flags & INOFD_EVF_STALE_PATH);
 }
 
-/* Options: INOFD_OPTS, the closed padding hole, tree options, getters. */
+/* Options: INOFD_OPTS, no padding, tree options, getters. */
 static void options_and_getters(void **state)
 {
 	struct fx *f = *state;
 	static const char *const ex[] = { ".git", "node_*", NULL };
-	INOFD_OPTS(o, .pair_timeout_ms = 5);
-	INOFD_TREE_OPTS(to, .exclude = ex, .max_depth = 2);
+	static const char *const slash[] = { "src/d2", NULL };
+	INOFD_OPTS(o, .pair_timeout_ms = 5, .queue_max = 100);
+	INOFD_TREE_OPTS(to, .exclude = ex, .max_depth = 2, .data = "x");
+	unsigned char big[sizeof(to) + 8];
 	struct inofd *in;
 	const char *p;
 	void *d;
@@ -237,8 +240,6 @@ static void options_and_getters(void **state)
 	assert_int_equal(o.sz, sizeof(o));
 	assert_int_equal(inofd_new(&in, &o), 0);
 	inofd_free(in);
-	o.reserved = 1;
-	assert_int_equal(inofd_new(&in, &o), -EINVAL);
 	assert_int_equal(inofd_major_version(), INOFD_VERSION_MAJOR);
 	assert_int_equal(inofd_minor_version(), INOFD_VERSION_MINOR);
 
@@ -248,8 +249,7 @@ static void options_and_getters(void **state)
 	mkdirp(P(f, "t/src"));
 	mkdirp(P(f, "t/src/d2"));
 	mkdirp(P(f, "t/src/d2/d3"));
-	wd = inofd_watch_tree_opts(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, 0,
-				   "x", &to);
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, &to);
 	assert_true(wd >= 0);
 	/* t, src, src/d2: not .git, node_modules, nor depth 3 */
 	assert_int_equal(inofd_watch_count(f->in), 3);
@@ -258,10 +258,30 @@ static void options_and_getters(void **state)
 	assert_int_equal(inofd_wd_data(f->in, wd, &d), 0);
 	assert_string_equal(d, "x");
 	assert_int_equal(inofd_wd_data(f->in, wd + 100, &d), -EINVAL);
+	/* a flag of another namespace place, an unknown one */
+	to.flags = INOFD_RAW_MOVES;
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"),
+					     IN_CREATE, &to), -EINVAL);
 	to.flags = 0x80;
-	assert_int_equal(inofd_watch_tree_opts(f->in, AT_FDCWD, P(f, "t"),
-					       IN_CREATE, 0, NULL, &to),
-			 -EINVAL);
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"),
+					     IN_CREATE, &to), -EINVAL);
+	/* patterns match names: one with a '/' is refused, not ignored */
+	to.flags = 0;
+	to.exclude = slash;
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"),
+					     IN_CREATE, &to), -EINVAL);
+	/* a newer caller's non-zero unknown bytes */
+	to.exclude = NULL;
+	memset(big, 0, sizeof(big));
+	memcpy(big, &to, sizeof(to));
+	((struct inofd_tree_opts *)big)->sz = sizeof(big);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
+					(void *)big) >= 0);
+	big[sizeof(to) + 2] = 1;
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"),
+					     IN_CREATE, (void *)big), -EINVAL);
+	/* directories watched: the second tree added .git, node_modules */
+	assert_int_equal(inofd_watch_count(f->in), 5);
 }
 
 /* Finding 7: a pending half of one watch holds back no other event. */
@@ -285,6 +305,15 @@ static void pending_half_blocks_nobody(void **state)
 }
 
 /* Finding 7: the queue is bounded; past it, one INOFD_EV_RESCAN. */
+/* f->in becomes an instance whose queue holds max ready events */
+static void bounded(struct fx *f, unsigned int max)
+{
+	INOFD_OPTS(o, .queue_max = max);
+
+	inofd_free(f->in);
+	assert_int_equal(inofd_new(&f->in, &o), 0);
+}
+
 static void queue_bounded(void **state)
 {
 	struct fx *f = *state;
@@ -294,6 +323,7 @@ static void queue_bounded(void **state)
 	int wd, r, got = 0, rescans = 0;
 	struct stat st;
 
+	bounded(f, 65536);
 	assert_non_null(evs);
 	wd = inofd_watch_path(f->in, f->dir, IN_ATTRIB, NULL);
 	assert_true(wd >= 0);
@@ -393,8 +423,11 @@ static void fast_path_matches_process(void **state)
 	assert_non_null(ra);
 	assert_non_null(rb);
 	mkdirp(P(f, "t"));
-	t = inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_MODIFY | IN_ATTRIB |
-			     IN_CLOSE_WRITE | IN_CREATE | IN_DELETE, 0, "tree");
+	t = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_MODIFY | IN_ATTRIB |
+			     IN_CLOSE_WRITE | IN_CREATE | IN_DELETE,
+			&(struct inofd_tree_opts){
+				.sz = sizeof(struct inofd_tree_opts),
+				.data = "tree" });
 	assert_true(t >= 0);
 	while (inofd_read(f->in) > 0)
 		while (inofd_next(f->in, &ev) > 0)
@@ -464,6 +497,7 @@ static void fast_path_bounded(void **state)
 	int wd, i, r, got = 0, rescans = 0, last = -1;
 	struct stat st;
 
+	bounded(f, 65536);
 	wd = inofd_watch_path(f->in, f->dir, IN_MODIFY, NULL);
 	assert_true(wd >= 0);
 	assert_int_equal(stat(f->dir, &st), 0);
@@ -566,8 +600,8 @@ static void zero_allocs_per_event(void **state)
 
 	snprintf(deep, sizeof(deep), "%s/t", f->dir);
 	mkdirp(deep);
-	assert_true(inofd_watch_tree(f->in, AT_FDCWD, deep, IN_MODIFY | IN_CLOSE,
-				     0, NULL) >= 0);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, deep, IN_MODIFY | IN_CLOSE,
+				     NULL) >= 0);
 	for (d = 0; d < 8; d++) {
 		strcat(deep, "/d");
 		mkdirp(deep);
@@ -597,7 +631,7 @@ static int emfile_child(void *arg)
 	int errs = 0, fds = 0;
 
 	if (inofd_new(&in, NULL) ||
-	    inofd_watch_tree(in, AT_FDCWD, P(f, "t"), IN_CREATE, 0, NULL) < 0)
+	    inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL) < 0)
 		return 2;
 	if (mkdir(P(f, "t/n"), 0755) || mkdir(P(f, "t/n/m"), 0755))
 		return 3;
@@ -639,8 +673,7 @@ static void walk_bounded_per_read(void **state)
 		mkdirp(p);
 		strcat(p, "/d");
 	}
-	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, 0,
-				     NULL) >= 0);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL) >= 0);
 	assert_int_equal(rename(P(f, "big"), P(f, "t/big")), 0);
 	usleep(10000);
 	assert_true(inofd_read(f->in) >= 0);

@@ -256,8 +256,8 @@ static void coalescing_window_open_at_free(void **state)
 		f->in = make(0, 0, 1000);
 		mkdirp(P(f, tree ? "t" : "p"));
 		if (tree)
-			assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"),
-						     IN_CREATE, 0, NULL) >= 0);
+			assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"),
+						     IN_CREATE, NULL) >= 0);
 		else
 			assert_true(inofd_watch_path(f->in, P(f, "p"),
 						     IN_CREATE, NULL) >= 0);

@@ -30,8 +30,10 @@ static void inject_event(int wd, uint32_t mask, uint32_t cookie,
 
 static int tree(struct fx *f, const char *rel, void *data)
 {
-	return inofd_watch_tree(f->in, AT_FDCWD, P(f, rel), IN_ALL_EVENTS, 0,
-				data);
+	return inofd_watch_tree_at(f->in, AT_FDCWD, P(f, rel), IN_ALL_EVENTS,
+			&(struct inofd_tree_opts){
+				.sz = sizeof(struct inofd_tree_opts),
+				.data = data });
 }
 
 static void tree_initial_quiet(void **state)
@@ -240,34 +242,38 @@ static void tree_errors(void **state)
 	mkdirp(P(f, "t"));
 	mkdirp(P(f, "t/sub"));
 	mkfile(P(f, "file"));
-	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, NULL, IN_CREATE, 0,
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, NULL, IN_CREATE, NULL), -EINVAL);
+	assert_int_equal(inofd_watch_tree_at(NULL, AT_FDCWD, P(f, "t"), IN_CREATE,
 					  NULL), -EINVAL);
-	assert_int_equal(inofd_watch_tree(NULL, AT_FDCWD, P(f, "t"), IN_CREATE,
-					  0, NULL), -EINVAL);
-	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
-					  0x8, NULL), -EINVAL);
-	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), 0, 0,
-					  NULL), -EINVAL);
-	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"),
-					  IN_CREATE | IN_ONESHOT, 0, NULL),
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
+			&(struct inofd_tree_opts){
+				.sz = sizeof(struct inofd_tree_opts),
+				.flags = 0x8 }), -EINVAL);
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), 0, NULL), -EINVAL);
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"),
+					  IN_CREATE | IN_ONESHOT, NULL),
 			 -EINVAL);
-	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"),
-					  IN_CREATE | IN_MASK_ADD, 0, NULL),
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"),
+					  IN_CREATE | IN_MASK_ADD, NULL),
 			 -EINVAL);
-	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "file"),
-					  IN_CREATE, 0, NULL), -ENOTDIR);
-	assert_int_equal(inofd_watch_tree(f->in, AT_FDCWD, P(f, "none"),
-					  IN_CREATE, 0, NULL), -ENOENT);
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "file"),
+					  IN_CREATE, NULL), -ENOTDIR);
+	assert_int_equal(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "none"),
+					  IN_CREATE, NULL), -ENOENT);
 	dfd = open(P(f, "file"), O_RDONLY);
-	assert_int_equal(inofd_watch_tree(f->in, dfd, "", IN_CREATE,
-					  INOFD_AT_EMPTY_PATH, NULL), -ENOTDIR);
+	assert_int_equal(inofd_watch_tree_at(f->in, dfd, "", IN_CREATE,
+			&(struct inofd_tree_opts){
+				.sz = sizeof(struct inofd_tree_opts),
+				.flags = INOFD_AT_EMPTY_PATH }), -ENOTDIR);
 	close(dfd);
 
 	/* a plain watch and a tree share a directory, each whole (finding 6) */
 	wd = inofd_watch_path(f->in, P(f, "t/sub"), IN_CREATE, "plain");
 	assert_true(wd >= 0);
-	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, 0,
-				     "tree") >= 0);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
+			&(struct inofd_tree_opts){
+				.sz = sizeof(struct inofd_tree_opts),
+				.data = "tree" }) >= 0);
 	assert_int_equal(inofd_watch_count(f->in), 2);
 	mkfile(P(f, "t/sub/y"));
 	drain(f, 30);
@@ -292,8 +298,10 @@ static void tree_by_fd(void **state)
 	mkdirp(P(f, "t"));
 	mkdirp(P(f, "t/s"));
 	fd = open(P(f, "t"), O_RDONLY | O_DIRECTORY);
-	assert_true(inofd_watch_tree(f->in, fd, "", IN_CREATE,
-				     INOFD_AT_EMPTY_PATH, NULL) >= 0);
+	assert_true(inofd_watch_tree_at(f->in, fd, "", IN_CREATE,
+			&(struct inofd_tree_opts){
+				.sz = sizeof(struct inofd_tree_opts),
+				.flags = INOFD_AT_EMPTY_PATH }) >= 0);
 	close(fd);
 	mkfile(P(f, "t/s/x"));
 	drain(f, 30);
@@ -378,7 +386,7 @@ static int enospc_child(void *arg)
 	if (inofd_new(&in, NULL))
 		return 2;
 	/* five directories, three watches: nothing is left behind */
-	r = inofd_watch_tree(in, AT_FDCWD, P(f, "big"), IN_CREATE, 0, NULL);
+	r = inofd_watch_tree_at(in, AT_FDCWD, P(f, "big"), IN_CREATE, NULL);
 	if (r != -ENOSPC)
 		return 3;
 	if (inofd_watch_count(in) != 0)
@@ -386,7 +394,7 @@ static int enospc_child(void *arg)
 	if (inofd_read(in) != 0)	/* and nothing is reported about it */
 		return 5;
 	/* two directories fit; the third comes later and does not */
-	root = inofd_watch_tree(in, AT_FDCWD, P(f, "small"), IN_CREATE, 0, NULL);
+	root = inofd_watch_tree_at(in, AT_FDCWD, P(f, "small"), IN_CREATE, NULL);
 	if (root < 0 || inofd_watch_count(in) != 2)
 		return 6;
 	if (mkdir(P(f, "small/n"), 0755) || mkdir(P(f, "small/n/m"), 0755))

@@ -76,8 +76,7 @@ static void walk_getdents_error(void **state)
 	inofd__walk_hook(f->in, failing_getdents);
 	bad_calls = 0;
 	/* the first walk: t/bad is watched but not listed; the rest is */
-	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, 0,
-				     NULL) >= 0);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL) >= 0);
 	assert_int_equal(bad_calls, 1);
 	assert_int_equal(inofd_watch_count(f->in), 6);
 	drain(f, 50);
@@ -129,8 +128,7 @@ static void walk_wrong_d_ino(void **state)
 
 	mkdirs(f, "t/g/h");
 	inofd__walk_hook(f->in, lying_getdents);
-	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, 0,
-				     NULL) >= 0);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL) >= 0);
 	assert_int_equal(inofd_watch_count(f->in), 3);
 	drain(f, 50);
 	f->n = 0;
@@ -163,9 +161,9 @@ static void walk_own_noise_exact(void **state)
 
 	mkdirs(f, "t/a/b/c");
 	mkdirs(f, "t/d");
-	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"),
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"),
 				     IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE,
-				     0, NULL) >= 0);
+				     NULL) >= 0);
 	drain(f, 50);
 	if (f->n)
 		dump(f);
@@ -237,8 +235,7 @@ static int first_read(struct fx *f)
 	const struct inofd_event *ev;
 	int n = 0;
 
-	assert_true(inofd_watch_tree(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, 0,
-				     NULL) >= 0);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL) >= 0);
 	assert_int_equal(rename(P(f, "out/big"), P(f, "t/big")), 0);
 	usleep(20000);
 	assert_true(inofd_read(f->in) >= 0);
