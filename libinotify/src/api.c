@@ -497,7 +497,7 @@ int inofd_unwatch(struct inofd *in, int wd)
 	if (!in)
 		return -EINVAL;
 	r = inofd__reg_find(in, wd);
-	if (!r)
+	if (!r || r->owe_end)		/* ended: its IN_IGNORED is owed */
 		return -EINVAL;
 	/* its IN_IGNORED is queued now, with its data: the moment to free it */
 	inofd__reg_end(in, r, true, INOFD_EVF_SYNTHETIC);

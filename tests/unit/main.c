@@ -8,6 +8,7 @@ TESTS(events)
 TESTS(tree)
 TESTS(core)
 TESTS(walk)
+TESTS(api)
 
 int main(void)
 {
@@ -18,6 +19,7 @@ int main(void)
 		{ tree_tests, &tree_ntests },
 		{ core_tests, &core_ntests },
 		{ walk_tests, &walk_ntests },
+		{ api_tests, &api_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The 0.3 API (issue 17): the options macros, the queue bound and what is
+ * never dropped, sequence numbers and identities in events, fed records
+ * at any alignment.
+ */
+#include "unit.h"
+
+#include <poll.h>
+#include <sys/inotify.h>
+
+/* f->in becomes an instance with these options */
+static void remake(struct fx *f, const struct inofd_opts *o)
+{
+	inofd_free(f->in);
+	assert_int_equal(inofd_new(&f->in, o), 0);
+}
+
+/*
+ * The header's own example, written the natural way: the compound literal
+ * must live as long as the options (it died with the statement expression
+ * the macro had, and nothing was excluded).  noinline, with the stack
+ * reused before the call, as in a real program.
+ */
+static __attribute__((noinline)) void scribble(void)
+{
+	volatile char b[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = 'x';
+	(void)b[0];
+}
+
+static __attribute__((noinline)) int watch_natural(struct fx *f)
+{
+	INOFD_TREE_OPTS(to, .exclude = (const char *const[]){ ".git", NULL },
+			.data = "natural");
+
+	scribble();
+	return inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, &to);
+}
+
+static void tree_opts_compound_literal(void **state)
+{
+	struct fx *f = *state;
+	void *d;
+	int wd;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/.git"));
+	mkdirp(P(f, "t/.git/objects"));
+	mkdirp(P(f, "t/src"));
+	mkdirp(P(f, "t/src/.git"));
+	wd = watch_natural(f);
+	assert_true(wd >= 0);
+	/* t and t/src only */
+	assert_int_equal(inofd_watch_count(f->in), 2);
+	assert_int_equal(inofd_wd_data(f->in, wd, &d), 0);
+	assert_string_equal(d, "natural");
+	mkfile(P(f, "t/.git/objects/x"));
+	mkfile(P(f, "t/src/y"));
+	drain(f, 50);
+	assert_int_equal(f->n, 1);
+	assert_string_equal(f->r[0].path, P(f, "t/src/y"));
+}
+
+/* Problem 5: a full queue keeps the watch's end; so does no memory. */
+static void ignored_past_full_queue(void **state)
+{
+	struct fx *f = *state;
+	INOFD_OPTS(o, .queue_max = 4);
+	const struct inofd_event *ev;
+	int wd, i, n = 0, ign = 0, rescan = 0;
+	uint64_t last = 0;
+	char name[32];
+
+	remake(f, &o);
+	wd = inofd_watch_path(f->in, f->dir, IN_CREATE, "mine");
+	assert_true(wd >= 0);
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		mkfile(P(f, name));
+	}
+	usleep(10000);
+	assert_true(inofd_read(f->in) > 0);
+	/* full: 4 events and the RESCAN; the end goes past the bound */
+	assert_int_equal(inofd_unwatch(f->in, wd), 0);
+	while (inofd_next(f->in, &ev) > 0) {
+		n++;
+		assert_true(ev->seq > last);
+		last = ev->seq;
+		rescan += ev->type == INOFD_EV_RESCAN;
+		if (ev->type == INOFD_EV_INOTIFY && (ev->mask & IN_IGNORED)) {
+			ign++;
+			assert_int_equal(ev->wd, wd);
+			assert_string_equal(ev->data, "mine");
+		}
+	}
+	assert_int_equal(rescan, 1);
+	assert_int_equal(ign, 1);
+	assert_int_equal(n, 4 + 1 + 1);
+}
+
+static void ignored_owed_without_memory(void **state)
+{
+	struct fx *f = *state;
+	const struct inofd_event *ev;
+	void *d;
+	int wd, r, ign = 0;
+
+	/* a fresh instance: no queue block, no string chunk yet */
+	remake(f, NULL);
+	wd = inofd_watch_path(f->in, f->dir, IN_CREATE, "data");
+	assert_true(wd >= 0);
+	unit_fail_allocs = true;
+	r = inofd_unwatch(f->in, wd);
+	unit_fail_allocs = false;
+	assert_int_equal(r, 0);
+	assert_int_equal(inofd_watch_count(f->in), 0);
+	/* ended, but kept until the caller is told: data still there */
+	assert_int_equal(inofd_wd_data(f->in, wd, &d), 0);
+	assert_string_equal(d, "data");
+	assert_int_equal(inofd_unwatch(f->in, wd), -EINVAL);	/* ended */
+	assert_int_equal(inofd_timeout(f->in), 0);		/* told now */
+	assert_true(inofd_read(f->in) > 0);
+	while (inofd_next(f->in, &ev) > 0)
+		if (ev->type == INOFD_EV_INOTIFY && (ev->mask & IN_IGNORED)) {
+			ign++;
+			assert_int_equal(ev->wd, wd);
+			assert_string_equal(ev->data, "data");
+			assert_true(ev->flags & INOFD_EVF_SYNTHETIC);
+		}
+	assert_int_equal(ign, 1);
+	assert_int_equal(inofd_wd_data(f->in, wd, &d), -EINVAL);	/* gone */
+}
+
+/*
+ * Problem 6: one mv of a fresh 100,000-entry directory into a tree, with
+ * the default options: every entry reported, no loss.
+ */
+static void default_queue_holds_big_mv(void **state)
+{
+	struct fx *f = *state;
+	const struct inofd_event *ev;
+	int i, n = 0, rescan = 0, t;
+	char base[300] = "/dev/shm/inofd-unit-big.XXXXXX";
+	char p[400], q[500];
+
+	/* 100,000 files: in memory where it can be (tmpfs), else in f->dir */
+	if (!mkdtemp(base))
+		snprintf(base, sizeof(base), "%s", f->dir);
+	snprintf(p, sizeof(p), "%s/t", base);
+	mkdirp(p);
+	snprintf(p, sizeof(p), "%s/big", base);
+	mkdirp(p);
+	for (i = 0; i < 100000; i++) {
+		snprintf(q, sizeof(q), "%s/e%06d", p, i);
+		mkfile(q);
+	}
+	snprintf(q, sizeof(q), "%s/t", base);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, q, IN_CREATE,
+					NULL) >= 0);
+	snprintf(q, sizeof(q), "%s/t/big", base);
+	assert_int_equal(rename(p, q), 0);
+	usleep(10000);
+	for (t = 0; t < 100000; t++) {
+		struct pollfd pf = { .fd = inofd_fd(f->in), .events = POLLIN };
+		int to = inofd_timeout(f->in);
+
+		/* -1: nothing pending but the descriptor; quiet: done */
+		if (poll(&pf, 1, to < 0 ? 200 : to) == 0 && to < 0)
+			break;
+		assert_true(inofd_read(f->in) >= 0);
+		while (inofd_next(f->in, &ev) > 0) {
+			rescan += ev->type == INOFD_EV_RESCAN;
+			n += ev->type == INOFD_EV_INOTIFY &&
+			     (ev->mask & IN_CREATE) && ev->name &&
+			     ev->name[0] == 'e';
+		}
+	}
+	if (strcmp(base, f->dir)) {
+		snprintf(q, sizeof(q), "rm -rf %s", base);
+		assert_int_equal(system(q), 0);
+	}
+	assert_int_equal(rescan, 0);
+	assert_int_equal(n, 100000);
+}
+
+/* Every event: seq 1, 2, 3, ... across reads; the watched object's id. */
+static void seq_and_identity(void **state)
+{
+	struct fx *f = *state;
+	const struct inofd_event *ev;
+	struct stat dst, tst, sst;
+	uint64_t want = 1;
+	int wd, tree, round, got = 0;
+
+	mkdirp(P(f, "d"));
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/sub"));
+	assert_int_equal(stat(P(f, "d"), &dst), 0);
+	assert_int_equal(stat(P(f, "t"), &tst), 0);
+	assert_int_equal(stat(P(f, "t/sub"), &sst), 0);
+	wd = inofd_watch_path(f->in, P(f, "d"), IN_CREATE | IN_ATTRIB, NULL);
+	tree = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
+				   NULL);
+	assert_true(wd >= 0 && tree >= 0);
+	for (round = 0; round < 3; round++) {
+		char n1[32], n2[32];
+
+		snprintf(n1, sizeof(n1), "d/a%d", round);
+		snprintf(n2, sizeof(n2), "t/sub/b%d", round);
+		mkfile(P(f, n1));
+		mkfile(P(f, n2));
+		chmod(P(f, "d"), 0700 + round);
+		usleep(10000);
+		assert_true(inofd_read(f->in) > 0);
+		while (inofd_next(f->in, &ev) > 0) {
+			const struct stat *st = ev->wd == wd ? &dst : &sst;
+
+			assert_true(ev->seq == want);
+			want++;
+			got++;
+			if (ev->wd == tree && !ev->name)
+				st = &tst;
+			assert_true(ev->ino == (uint64_t)st->st_ino);
+			assert_true(ev->dev == (uint64_t)st->st_dev);
+		}
+	}
+	assert_int_equal(got, 9);
+}
+
+/*
+ * Fed records need not be aligned (the fuzzer's and the tests' bytes):
+ * a name of odd length puts the next header at an odd address.  Under
+ * -fsanitize=undefined (make -C tests/unit ubsan) reading it in place is
+ * an error; the events must come out whatever the alignment.
+ */
+static void fed_any_alignment(void **state)
+{
+	struct fx *f = *state;
+	char buf[3 * (sizeof(struct inotify_event) + 8)], *b = buf;
+	const struct inofd_event *ev;
+	struct inotify_event h;
+	struct stat st;
+	int wd, i, got = 0;
+
+	wd = inofd_watch_path(f->in, f->dir, IN_MODIFY, NULL);
+	assert_true(wd >= 0);
+	assert_int_equal(stat(f->dir, &st), 0);
+	for (i = 0; i < 3; i++) {
+		memset(&h, 0, sizeof(h));
+		h.wd = inofd__kwd_of(f->in, st.st_dev, st.st_ino);
+		h.mask = IN_MODIFY;
+		h.len = 3;			/* "ab\0": not a multiple of 4 */
+		memcpy(b, &h, sizeof(h));
+		memcpy(b + sizeof(h), "ab", 3);
+		b += sizeof(h) + 3;
+	}
+	assert_int_equal(inofd__feed(f->in, buf, (size_t)(b - buf)), 3);
+	while (inofd_next(f->in, &ev) > 0) {
+		assert_string_equal(ev->name, "ab");
+		got++;
+	}
+	assert_int_equal(got, 3);
+}
+
+DEFINE_TESTS(api,
+	T(tree_opts_compound_literal),
+	T(ignored_past_full_queue),
+	T(ignored_owed_without_memory),
+	T(default_queue_holds_big_mv),
+	T(seq_and_identity),
+	T(fed_any_alignment),
+)
