@@ -135,6 +135,47 @@ static void ignored_owed_without_memory(void **state)
 	assert_int_equal(inofd_wd_data(f->in, wd, &d), -EINVAL);	/* gone */
 }
 
+/* Problem 5: a tree's LOST error is not dropped by a full queue either. */
+static void lost_past_full_queue(void **state)
+{
+	struct fx *f = *state;
+	INOFD_OPTS(o, .queue_max = 3, .pair_timeout_ms = 5);
+	INOFD_TREE_OPTS(to, .data = "t");
+	const struct inofd_event *ev;
+	int root, i, lost = 0, ign = 0;
+	char name[32];
+
+	remake(f, &o);
+	mkdirp(P(f, "p"));
+	mkdirp(P(f, "p/A"));
+	mkdirp(P(f, "q"));
+	root = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "p/A"), IN_CREATE,
+				   &to);
+	assert_true(root >= 0);
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "p/A/f%d", i);
+		mkfile(P(f, name));
+	}
+	assert_int_equal(rename(P(f, "p/A"), P(f, "q/B")), 0);
+	usleep(10000);
+	assert_true(inofd_read(f->in) > 0);
+	usleep(20000);		/* the root's half is due: moved elsewhere */
+	assert_true(inofd_read(f->in) > 0);	/* queue still full */
+	assert_int_equal(inofd_unwatch(f->in, root), 0);
+	while (inofd_next(f->in, &ev) > 0) {
+		if (ev->type == INOFD_EV_ERROR && (ev->flags & INOFD_EVF_LOST)) {
+			lost++;
+			assert_int_equal(ev->wd, root);
+			assert_string_equal(ev->data, "t");
+			assert_int_equal(ign, 0);	/* before the end */
+		}
+		ign += ev->type == INOFD_EV_INOTIFY &&
+		       (ev->mask & IN_IGNORED);
+	}
+	assert_int_equal(lost, 1);
+	assert_int_equal(ign, 1);
+}
+
 /*
  * Problem 6: one mv of a fresh 100,000-entry directory into a tree, with
  * the default options: every entry reported, no loss.
@@ -270,6 +311,7 @@ DEFINE_TESTS(api,
 	T(tree_opts_compound_literal),
 	T(ignored_past_full_queue),
 	T(ignored_owed_without_memory),
+	T(lost_past_full_queue),
 	T(default_queue_holds_big_mv),
 	T(seq_and_identity),
 	T(fed_any_alignment),
