@@ -733,13 +733,18 @@ parse_as(struct inofd *in, const char *buf, size_t len, bool kernel)
 	run_load(in, &u);
 	while ((size_t)(end - buf) >= sizeof(struct inotify_event)) {
 		/*
-		 * The header is copied (loads, once compiled): fed records
-		 * may sit at any alignment, read(2)'s never do.
+		 * read(2)'s records are aligned (the buffer is malloc()'s,
+		 * every record a multiple of 16 bytes long); fed records may
+		 * sit at any alignment: their header is copied.
 		 */
-		struct inotify_event h, *e = &h;
-		const char *name = buf + sizeof(h);
+		const struct inotify_event *e = (const void *)buf;
+		const char *name = buf + sizeof(*e);
+		struct inotify_event h;
 
-		memcpy(&h, buf, sizeof(h));
+		if (!kernel) {
+			memcpy(&h, buf, sizeof(h));
+			e = &h;
+		}
 		if (e->len > (size_t)(end - buf) - sizeof(*e) ||
 		    (!kernel && e->len && name[e->len - 1] != '\0'))
 			break;
