@@ -290,7 +290,7 @@ static void library_round(int small)
 	}
 	r = inofd_watch_tree_at(in, AT_FDCWD, dir, IN_CREATE, NULL);
 	if (r < 0) {
-		FAIL("inofd_watch_tree: %s", inofd_strerror(r));
+		FAIL("inofd_watch_tree_at: %s", inofd_strerror(r));
 		inofd_free(in);
 		return;
 	}

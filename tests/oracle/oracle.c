@@ -1520,7 +1520,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		note(r, "watch_tree BASE/a/p/%s   # wd %d", r->root->name, wd);
 	}
 	if (wd < 0) {
-		diverge(r, "[api] inofd_watch_tree: %s", inofd_strerror(wd));
+		diverge(r, "[api] inofd_watch_tree_at: %s", inofd_strerror(wd));
 		goto done;
 	}
 	r->regs[0].wd = wd;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* inofd_watch_tree: walking, following, repairing, running out. */
+/* inofd_watch_tree_at: walking, following, repairing, running out. */
 #include "unit.h"
 
 #include <sched.h>
