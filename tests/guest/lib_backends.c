@@ -38,6 +38,9 @@ struct log {
 };
 
 static char base[256];		/* per-run scratch directory */
+/* every event of a run: seq 1, 2, 3, ...; a watched object's identity */
+static uint64_t lastseq;
+static int ident_bad;
 static int wdmap[4096], nwd;	/* wd -> order of first appearance */
 
 static void logp(struct log *l, const char *fmt, ...)
@@ -123,6 +126,20 @@ static void drain(struct inofd *in, struct log *l, int quiet_ms)
 		}
 		while (inofd_next(in, &ev) > 0) {
 			got = 1;
+			if (ev->seq != ++lastseq) {
+				printf("# seq %llu after %llu\n",
+				       (unsigned long long)ev->seq,
+				       (unsigned long long)lastseq - 1);
+				ident_bad++;
+				lastseq = ev->seq;
+			}
+			/* every event read from the kernel names its object */
+			if (!(ev->flags & INOFD_EVF_SYNTHETIC) &&
+			    ev->type != INOFD_EV_RESCAN && !ev->ino) {
+				printf("# no ino: type %d mask %08x\n",
+				       ev->type, ev->mask);
+				ident_bad++;
+			}
 			logp(l, "  ev type=%d w%d mask=%08x name=%s path=%s%s",
 			     ev->type, wdname(ev->wd), ev->mask,
 			     ev->name ? ev->name : "-", rel(ev->path),
@@ -370,6 +387,8 @@ static int run(const char *backend, size_t i, struct log *l)
 	if (!mkdtemp(base))
 		return -errno;
 	nwd = 0;
+	lastseq = 0;
+	ident_bad = 0;
 	r = inofd_new(&in, &o);
 	if (r < 0) {
 		rmdir(base);
@@ -383,7 +402,7 @@ static int run(const char *backend, size_t i, struct log *l)
 	scenarios[i].fn(in, l);
 	inofd_free(in);
 	nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return ident_bad ? -EBADMSG : 0;
 }
 
 static void show(const char *tag, const struct log *l)
