@@ -228,6 +228,53 @@ static void default_queue_holds_big_mv(void **state)
 	assert_int_equal(n, 100000);
 }
 
+/*
+ * Problem 6, the pacing: a walk reports what it finds, so it lists no
+ * more than the queue has room for.  A caller that reads again before
+ * draining (the queue full) must not lose the walk's reports.
+ */
+static void walk_paced_by_queue(void **state)
+{
+	struct fx *f = *state;
+	INOFD_OPTS(o, .queue_max = 16);
+	const struct inofd_event *ev;
+	char p[PATH_MAX];
+	int i, n = 0, rescan = 0, t;
+
+	remake(f, &o);
+	mkdirp(P(f, "t"));
+	/* a chain 100 deep: every level one entry, one report */
+	snprintf(p, sizeof(p), "%s", P(f, "big"));
+	for (i = 0; i < 100; i++) {
+		mkdirp(p);
+		strcat(p, "/d");
+	}
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
+					NULL) >= 0);
+	assert_int_equal(rename(P(f, "big"), P(f, "t/big")), 0);
+	usleep(10000);
+	/* reads that do not drain */
+	for (i = 0; i < 5; i++)
+		assert_true(inofd_read(f->in) >= 0);
+	for (t = 0; t < 100000; t++) {
+		struct pollfd pf = { .fd = inofd_fd(f->in), .events = POLLIN };
+		int to = inofd_timeout(f->in);
+
+		if (poll(&pf, 1, to < 0 ? 100 : to) == 0 && to < 0)
+			break;
+		assert_true(inofd_read(f->in) >= 0);
+		while (inofd_next(f->in, &ev) > 0) {
+			rescan += ev->type == INOFD_EV_RESCAN;
+			n += ev->type == INOFD_EV_INOTIFY &&
+			     (ev->mask & IN_CREATE) && ev->name &&
+			     !strcmp(ev->name, "d");
+		}
+	}
+	assert_int_equal(rescan, 0);
+	assert_int_equal(n, 99);
+	assert_int_equal(inofd_watch_count(f->in), 101);
+}
+
 /* Every event: seq 1, 2, 3, ... across reads; the watched object's id. */
 static void seq_and_identity(void **state)
 {
@@ -313,6 +360,7 @@ DEFINE_TESTS(api,
 	T(ignored_owed_without_memory),
 	T(lost_past_full_queue),
 	T(default_queue_holds_big_mv),
+	T(walk_paced_by_queue),
 	T(seq_and_identity),
 	T(fed_any_alignment),
 )
