@@ -183,13 +183,25 @@ static void check_path(const char *p)
 		abort();
 }
 
+/* per input: the last seq handed out, the IN_IGNORED of each watch */
+static uint64_t lastseq;
+static int wds[2], ignored[2];
+
 static void drain(struct inofd *in)
 {
 	const struct inofd_event *ev;
+	int i;
 
 	while (inofd_next(in, &ev) == 1) {
 		if (ev->type < INOFD_EV_INOTIFY || ev->type > INOFD_EV_ERROR)
 			abort();
+		/* 1, 2, 3, ...: no gap, never back */
+		if (ev->seq != ++lastseq)
+			abort();
+		for (i = 0; i < 2; i++)
+			if (ev->wd == wds[i] && ev->type == INOFD_EV_INOTIFY &&
+			    (ev->mask & IN_IGNORED))
+				ignored[i]++;
 		check_path(ev->path);
 		check_path(ev->from_path);
 		if (ev->name && !*ev->name)
@@ -215,11 +227,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.flags |= INOFD_RAW_MOVES;
 	if (opt & 2)
 		o.coalesce_ms = 1;
+	if (opt & 8)
+		o.queue_max = 4;	/* full all the time: ends past it */
 	o.pair_timeout_ms = 1;
 	if (inofd_new(&in, &o) < 0)
 		return 0;
-	if (inofd_watch_tree_at(in, AT_FDCWD, root, IN_ALL_EVENTS, NULL) < 0 ||
-	    inofd_watch_path(in, filepath, IN_ALL_EVENTS, NULL) < 0)
+	lastseq = 0;
+	ignored[0] = ignored[1] = 0;
+	wds[0] = inofd_watch_tree_at(in, AT_FDCWD, root, IN_ALL_EVENTS, NULL);
+	wds[1] = inofd_watch_path(in, filepath, IN_ALL_EVENTS, NULL);
+	if (wds[0] < 0 || wds[1] < 0)
 		abort();
 	for (i = 0; i < 64 && in_p < in_end; i++) {
 		size_t len = make_buffer(rbuf, sizeof(rbuf));
@@ -234,6 +251,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		inofd_read(in);
 		drain(in);
 	}
+	/* every registration ends with exactly one IN_IGNORED, full queue
+	 * or not: those still live end now */
+	for (i = 0; i < 2; i++)
+		if (inofd_unwatch(in, wds[i]) == 0 && ignored[i])
+			abort();	/* live after its IN_IGNORED */
+	for (i = 0; i < 100; i++) {
+		inofd_read(in);
+		drain(in);
+		if (inofd_timeout(in) != 0)
+			break;
+	}
+	if (ignored[0] != 1 || ignored[1] != 1)
+		abort();
 	inofd_free(in);
 	return 0;
 }
