@@ -33,6 +33,7 @@
 #include "inofd.h"
 
 int inofd__feed(struct inofd *in, const void *buf, size_t len);
+int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino);
 
 static char root[64];
 static size_t rootlen;
@@ -250,6 +251,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		usleep(1100);
 		inofd_read(in);
 		drain(in);
+	}
+	/* the tiny queue: filled by the plain file's events, not drained */
+	if (opt & 8) {
+		struct inotify_event full[8];
+		struct stat st;
+
+		memset(full, 0, sizeof(full));
+		if (stat(filepath, &st) == 0)
+			for (i = 0; i < 8; i++) {
+				full[i].wd = inofd__kwd_of(in, st.st_dev,
+							   st.st_ino);
+				full[i].mask = IN_ATTRIB;
+			}
+		inofd__feed(in, full, sizeof(full));
 	}
 	/* every registration ends with exactly one IN_IGNORED, full queue
 	 * or not: those still live end now */
