@@ -85,13 +85,13 @@ enum inofd_backend {
  * field not named zero.  Plain C99 (no statement expression), so the
  * initialisers may hold compound literals, which live as long as name:
  *   INOFD_TREE_OPTS(to, .exclude = (const char *const[]){ ".git", NULL });
- * (Strict C99 before C23 wants at least one field after name.)
+ * INOFD_OPTS(name) alone is valid C99 too.
  */
-#define INOFD_OPTS_OF(TYPE, NAME, ...)					\
+#define INOFD_OPTS_OF(TYPE, ...)	INOFD__OPTS(TYPE, __VA_ARGS__, )
+#define INOFD__OPTS(TYPE, NAME, ...)					\
 	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
-#define INOFD_OPTS(NAME, ...)	INOFD_OPTS_OF(inofd_opts, NAME, __VA_ARGS__)
-#define INOFD_TREE_OPTS(NAME, ...) \
-	INOFD_OPTS_OF(inofd_tree_opts, NAME, __VA_ARGS__)
+#define INOFD_OPTS(...)		INOFD_OPTS_OF(inofd_opts, __VA_ARGS__)
+#define INOFD_TREE_OPTS(...)	INOFD_OPTS_OF(inofd_tree_opts, __VA_ARGS__)
 
 /* Creation options (inofd_new()). */
 struct inofd_opts {

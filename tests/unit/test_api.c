@@ -44,8 +44,12 @@ static __attribute__((noinline)) int watch_natural(struct fx *f)
 static void tree_opts_compound_literal(void **state)
 {
 	struct fx *f = *state;
+	INOFD_OPTS(none);	/* no field: sz alone, valid C99 */
 	void *d;
 	int wd;
+
+	assert_int_equal(none.sz, sizeof(struct inofd_opts));
+	assert_int_equal(none.flags | none.queue_max, 0);
 
 	mkdirp(P(f, "t"));
 	mkdirp(P(f, "t/.git"));
