@@ -77,7 +77,7 @@ static inline void die(const char *what)
 /* @name below /proc/sys/fs/ (e.g. "fanotify/max_user_marks") */
 static inline void write_fs_sysctl(const char *name, long v)
 {
-	char p[128];
+	char p[160];
 	FILE *f;
 
 	snprintf(p, sizeof(p), "/proc/sys/fs/%s", name);
