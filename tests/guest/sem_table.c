@@ -740,6 +740,40 @@ static void s_opath_unreadable(int mech, char *cell)
 	close(fd);
 }
 
+/* fanotify names a directory by dirfd + "." too: the dirfd may be O_PATH */
+static void s_opath_dot(int mech, char *cell)
+{
+	struct w w;
+	int fd;
+
+	if (mech != MF) {
+		snprintf(cell, CELL, "n/a");
+		return;
+	}
+	mk(rp("d"), 0755);
+	fd = open(rp("d"), O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		die("open O_PATH");
+	if (w_init(&w, mech)) {
+		errcell(cell, errno);
+		close(fd);
+		return;
+	}
+	w_label(&w, -1, rp("d"), -1, "d");	/* before the mark: a chmod */
+	if (fanotify_mark(w.fd, FAN_MARK_ADD, fan_mask(&w, IN_CREATE), fd, ".")) {
+		errcell(cell, errno);
+	} else {
+		close(fd);
+		fd = -1;
+		touch(rp("d/x"), 0644);
+		cat(cell, CELL, "ok; create: ");
+		w_events(&w, cell, CELL, NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	w_close(&w);
+}
+
 static void wr(int fd)
 {
 	if (write(fd, "x", 1) != 1)
@@ -1191,6 +1225,10 @@ static const struct row rows[] = {
 	{ "opath", "O_PATH fd of a readable directory (P: /proc/self/fd/N)",
 	  s_opath_readable, 0, 1,
 	  { "ok", KSERIES_OPATH_READABLE, "EBADF" },
+	  { NULL, NULL, NULL } },
+	{ "opath-dot", "O_PATH fd of a directory named as dirfd + \".\" (fanotify_mark(g, .., fd, \".\"))",
+	  s_opath_dot, 0, 0,
+	  { "n/a", "n/a", "ok; create: CREATE(x)" },
 	  { NULL, NULL, NULL } },
 	{ "opath-noread", "O_PATH fd of a directory of mode 0311", s_opath_unreadable, 0, 1,
 	  { "ok", "ok", "EBADF" },
