@@ -24,6 +24,9 @@
  *                 beforehand
  *   fan-fd+open   open(path, O_RDONLY), fanotify_mark(fd), close
  *   fan-path      fanotify_mark(g, FAN_MARK_ADD, m, AT_FDCWD, path)
+ *   fan-dot+open  open(path, O_PATH), fanotify_mark(g, .., fd, "."), close:
+ *                 a directory's O_PATH fd named as dirfd + "." (a lookup
+ *                 of "." from it), which fanotify accepts
  * The fanotify group is FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME (what an
  * unprivileged user may create); m is IN_ALL_EVENTS's bits with
  * FAN_EVENT_ON_CHILD | FAN_ONDIR (bench.h).  fanotify_mark() on an O_PATH
@@ -42,15 +45,16 @@
 #define MASK (IN_ALL_EVENTS)
 
 enum { PATH, FD, PROCFD, FD_OPEN, PROCFD_OPEN, LIB, FD_RDOPEN, FAN_FD,
-	FAN_FD_OPEN, FAN_PATH, NMETH };
+	FAN_FD_OPEN, FAN_PATH, FAN_DOT_OPEN, NMETH };
 static const char *mname[NMETH] = {
 	"path", "fd", "procfd", "fd+open", "procfd+open", "lib", "fd+rdopen",
-	"fan-fd", "fan-fd+open", "fan-path"
+	"fan-fd", "fan-fd+open", "fan-path", "fan-dot+open"
 };
 
 static int is_fan(int m)
 {
-	return m == FAN_FD || m == FAN_FD_OPEN || m == FAN_PATH;
+	return m == FAN_FD || m == FAN_FD_OPEN || m == FAN_PATH ||
+	       m == FAN_DOT_OPEN;
 }
 
 /* the instance or group method m adds to */
@@ -165,6 +169,13 @@ static double add_all(int m, int ifd, struct inofd **lib)
 			check(fd, "open");
 			check(fanotify_mark(ifd, FAN_MARK_ADD, fan_mask(MASK),
 					    fd, NULL), "fanotify_mark(fd)");
+			close(fd);
+			break;
+		case FAN_DOT_OPEN:
+			fd = open(paths[i], O_PATH | O_CLOEXEC);
+			check(fd, "open");
+			check(fanotify_mark(ifd, FAN_MARK_ADD, fan_mask(MASK),
+					    fd, "."), "fanotify_mark(fd, \".\")");
 			close(fd);
 			break;
 		case FAN_PATH:
