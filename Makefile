@@ -52,6 +52,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
+	sem-table sem-table-check \
 	bench-host bench-lib-host soak oracle-guest bench-experiment bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check \
 	distclean FORCE
@@ -67,6 +68,8 @@ help:
 	@echo "                 then tables and SVG plots in build/guest-default/bench-report/"
 	@echo "make bench-report LOG=file OUT=dir   tables and plots from a bench log"
 	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter, bench report)"
+	@echo "make sem-table   run tests/guest/sem_table (root and uid 65534), write docs/semantics-table.md"
+	@echo "make sem-table-check   DESIGN.md's copy of the semantics table equals docs/semantics-table.md"
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host"
@@ -348,6 +351,24 @@ checkpatch: $(STAMP)
 			$(CURDIR)/patches/$$p) || { echo "checkpatch: $$p: see above"; rc=1; }; \
 	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' patches/series) patches clean (--strict)"; exit $$rc
 
+# The semantics table (tests/guest/sem_table): path inotify, INOTIFY_WATCH
+# and fanotify inode marks on the same scenarios, as root and uid 65534,
+# merged by scripts/sem-table.py into docs/semantics-table.md; LOG=file
+# extracts from an existing guest log instead of booting.
+# sem-table-check: DESIGN.md's copy equals that file, and so does the
+# table of the last guest-check log when it has one.
+SEM_DOC := docs/semantics-table.md
+sem-table: $(if $(LOG),,need kernel initramfs)
+	@$(if $(LOG),true,scripts/run-guest.sh check $(BZIMAGE) $(INITRD) \
+		$(GB)/sem-table.log inofd.tests=sem_table); rc=$$?; \
+	scripts/sem-table.py extract $(or $(LOG),$(GB)/sem-table.log) $(SEM_DOC) || rc=1; \
+	exit $$rc
+
+sem-table-check:
+	@scripts/sem-table.py check $(SEM_DOC) DESIGN.md \
+		$(if $(wildcard $(GB)/check.log),$(shell grep -q 'sem_table: begin' \
+			$(GB)/check.log 2>/dev/null && echo $(GB)/check.log))
+
 # Host tests of the harness itself: the KVM probe falls back within its
 # bound (fake QEMUs), the progress filter, the bench report generator.
 harness-check:
@@ -358,8 +379,10 @@ harness-check:
 # lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
 ifeq ($(DEBUG),1)
 check: need harness-check unit oracle watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check
+	@$(MAKE) --no-print-directory sem-table-check
 else
 check: need harness-check unit oracle watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check series-check
+	@$(MAKE) --no-print-directory sem-table-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
 endif
 

@@ -63,12 +63,14 @@ def fnum(pattern, line):
 
 class Report:
     def __init__(self):
-        self.loop = []      # (step, title, writer, mask, consumer, mode, med, ratio, min, ratio_min, us_line, events)
+        self.loop = []      # (step, title, writer, mask, consumer, mode, med, ratio, min, ratio_min, us_line, events,
+        #                      bytes_per_event, events_per_read, uid)
         self.setup = []     # (step, n, depth, method, ms, us_watch, vs_path)
         self.memory = {}    # method -> dict
         self.heap = []      # (step, n, method, bytes per watch)
         self.tree = []      # (step, line)
         self.lib = []       # (step, depth, events, raw_eps, lib_eps, ratio)
+        self.walkers = []   # (step, dirs, uid, inotify_ms, fanotify_ms, ratio, ratio_min)
         self.other = []     # (step, line)
 
     def add(self, step, title, line):
@@ -82,8 +84,17 @@ class Report:
             if med is not None and len(ratios) >= 2:
                 self.loop.append((step, title, f.get('writer', ''), f.get('mask', ''),
                                   f.get('consumer', ''), f['mode'], med,
-                                  float(ratios[0]), mn, float(ratios[1]), usl, ev))
+                                  float(ratios[0]), mn, float(ratios[1]), usl, ev,
+                                  fnum(r'bytes/event ' + NUM, line),
+                                  fnum(r'events/read ' + NUM, line), f.get('uid', '')))
                 return
+        if line.startswith('walkers ') and 'dirs' in f:
+            self.walkers.append((step, int(f['dirs']), f.get('uid', ''),
+                                 fnum(r'bare-inotify-walker median ' + NUM, line),
+                                 fnum(r'bare-fanotify-walker median ' + NUM, line),
+                                 fnum(r'fanotify/inotify ' + NUM, line),
+                                 fnum(r'of minimums ' + NUM, line)))
+            return
         # any line giving a time per watch for a number of watches (the
         # 1b.setup step and the scale rows)
         n = f.get('n') or f.get('watches') or f.get('dirs')
@@ -95,7 +106,9 @@ class Report:
             self.setup.append((step, int(n), f.get('depth', ''),
                                f.get('method') or line.split()[0],
                                fnum(r'median ' + NUM + ' ms', line), usw,
-                               fnum(r'ratio vs path ' + NUM, line)))
+                               fnum(r'ratio vs path ' + NUM, line),
+                               fnum(r'vs fd ' + NUM, line), fnum(r'vs fd\+rdopen ' + NUM, line),
+                               f.get('uid', '')))
             return
         if line.startswith('memory ') and 'method' in f:
             d = self.memory.setdefault(f['method'], {})
@@ -145,30 +158,50 @@ def tables(rep, header, logname, plots):
         out.append('')
     if rep.loop:
         out += ['## 1a. The 2004 loop: watched time / unwatched time', '',
-                '| step | writer | mask | consumer | none (median) | path | closed fd '
-                '| path, of minimums | closed fd, of minimums | events/run (path) |',
-                '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |']
+                'fanotify: an inode mark by a closed fd in a FAN_CLASS_NOTIF | '
+                'FAN_REPORT_DFID_NAME group, FAN_EVENT_ON_CHILD, the same mask bits.', '',
+                '| step | uid | writer | mask | consumer | none (median) | path | closed fd | fanotify '
+                '| path, of minimums | closed fd, of minimums | fanotify, of minimums '
+                '| events/run (path) | events/run (fanotify) |',
+                '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |']
         for step in dict.fromkeys(r[0] for r in rep.loop):
             rows = {r[5]: r for r in rep.loop if r[0] == step}
             any_row = next(iter(rows.values()))
             none = rows.get('none')
             path = rows.get('path')
             fd = next((r for m, r in rows.items() if m.startswith('fd')), None)
-            out.append('| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |'.format(
-                step, any_row[2], any_row[3], any_row[4],
+            fan = rows.get('fanotify')
+            out.append('| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |'.format(
+                step, any_row[14] or '—', any_row[2], any_row[3], any_row[4],
                 fmt(none[6], '.3f') + ' s' if none else '—',
                 fmt(path[7]) if path else '—', fmt(fd[7]) if fd else '—',
+                fmt(fan[7]) if fan else '—',
                 fmt(path[9]) if path else '—', fmt(fd[9]) if fd else '—',
-                fmt(path[11], '.0f') if path else '—'))
+                fmt(fan[9]) if fan else '—',
+                fmt(path[11], '.0f') if path else '—',
+                fmt(fan[11], '.0f') if fan else '—'))
+        out.append('')
+    cost = [r for r in rep.loop if r[12] is not None]
+    if cost:
+        out += ['## 1a. Event size and read cost', '',
+                'Bytes read per event and events per read(2) call that returned data '
+                '(consumer buffer 256 KiB), per mode.', '',
+                '| step | uid | consumer | mode | bytes/event | events/read | events/run |',
+                '| --- | --- | --- | --- | --- | --- | --- |']
+        for r in cost:
+            out.append(f'| {r[0]} | {r[14] or "—"} | {r[4]} | {r[5]} | {fmt(r[12], ".1f")} '
+                       f'| {fmt(r[13], ".1f")} | {fmt(r[11], ".0f")} |')
         out.append('')
     if rep.setup:
         out += ['## 1b. Watch setup', '',
-                '| step | watches | depth | method | median | per watch | vs path |',
-                '| --- | --- | --- | --- | --- | --- | --- |']
+                'fan-*: fanotify inode marks (FAN_REPORT_DFID_NAME group); fd+rdopen and '
+                'fan-fd+open open O_RDONLY (fanotify refuses O_PATH).', '',
+                '| step | uid | watches | depth | method | median | per watch | vs path | vs fd | vs fd+rdopen |',
+                '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |']
         for r in rep.setup:
             ms = fmt(r[4], '.1f') + ' ms' if r[4] is not None else '—'
-            out.append(f'| {r[0]} | {r[1]:,} | {r[2]} | {r[3]} | {ms} '
-                       f'| {fmt(r[5], ".1f")} µs | {fmt(r[6])} |')
+            out.append(f'| {r[0]} | {r[9] or "—"} | {r[1]:,} | {r[2]} | {r[3]} | {ms} '
+                       f'| {fmt(r[5], ".1f")} µs | {fmt(r[6])} | {fmt(r[7])} | {fmt(r[8])} |')
         out.append('')
     if rep.heap:
         out += ['## 1b. The library\'s own heap per watch', '',
@@ -190,6 +223,17 @@ def tables(rep, header, logname, plots):
     if rep.tree:
         out += ['## 1b. Recursive watch of the kernel tree', '', '| step | result |', '| --- | --- |']
         out += [f'| {s} | `{line}` |' for s, line in rep.tree]
+        out.append('')
+    if rep.walkers:
+        out += ['## 1b. Bare walkers: fanotify marks against inotify watches', '',
+                'The same tree; each directory opened, marked (fanotify_mark by fd, or '
+                'INOTIFY_WATCH), listed, closed.', '',
+                '| step | uid | directories | inotify walker | fanotify walker | fanotify / inotify '
+                '| of minimums |',
+                '| --- | --- | --- | --- | --- | --- | --- |']
+        for r in rep.walkers:
+            out.append(f'| {r[0]} | {r[2] or "—"} | {r[1]:,} | {fmt(r[3], ".1f")} ms '
+                       f'| {fmt(r[4], ".1f")} ms | {fmt(r[5])} | {fmt(r[6])} |')
         out.append('')
     if rep.lib:
         out += ['## 1d. Library iterator against a raw read() loop', '',
@@ -232,15 +276,20 @@ def plot_loop(rep, outdir):
         by = {r[5]: r for r in rep.loop if r[0] == step}
         path = by.get('path')
         fd = next((r for m, r in by.items() if m.startswith('fd')), None)
-        if path or fd:
-            rows.append((step, path[7] if path else float('nan'), fd[7] if fd else float('nan')))
+        fan = by.get('fanotify')
+        if path or fd or fan:
+            rows.append((step, path[7] if path else float('nan'), fd[7] if fd else float('nan'),
+                         fan[7] if fan else float('nan')))
     if not rows:
         return False
     with open(os.path.join(outdir, 'loop-ratios.dat'), 'w') as f:
-        f.write('# step path closed-fd (median watched / unwatched time)\n')
-        for s, p, d in rows:
-            f.write(f'{s} {p} {d}\n')
+        f.write('# step path closed-fd fanotify (median watched / unwatched time)\n')
+        for s, p, d, a in rows:
+            f.write(f'{s} {p} {d} {a}\n')
     top = max(x for r in rows for x in r[1:] if x == x)
+    # a log without fanotify rows (older runs) draws the two inotify bars
+    fan_plot = (', "" using 4 title "fanotify mark (closed fd)"'
+                if any(r[3] == r[3] for r in rows) else '')
     gnuplot(TERM + f'''set output "loop-ratios.svg"
 set title "The 2004 loop: writer's time watched / unwatched (median of the rounds)"
 set ylabel "watched / unwatched time"
@@ -254,7 +303,7 @@ set key top left
 set yrange [0:{max(top * 1.15, 1.2):.2f}]
 set arrow from graph 0, first 1.05 to graph 1, first 1.05 nohead dt 2 lc rgb "#c00000"
 set label "2004 target 1.05" at graph 0.99, first 1.05 right offset 0,0.6 tc rgb "#c00000"
-plot "loop-ratios.dat" using 2:xtic(1) title "path watch", "" using 3 title "closed-fd watch"
+plot "loop-ratios.dat" using 2:xtic(1) title "path watch", "" using 3 title "closed-fd watch"{fan_plot}
 ''', outdir)
     return True
 

@@ -7,6 +7,10 @@
  *   none   the instance watches nothing
  *   path   inotify_add_watch(DIR)
  *   fd     open(DIR), INOTIFY_WATCH, close: the watch outlives the fd
+ *   fanotify  fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME), then
+ *          open(DIR), fanotify_mark(FAN_MARK_ADD, MASK | FAN_EVENT_ON_CHILD
+ *          | FAN_ONDIR, fd, NULL), close: an inode mark by fd, what an
+ *          unprivileged user may do since 5.13 (MASK maps bit for bit)
  *
  * Writers: "sh" runs busybox sh, `echo line >> f` in a loop (the builtin
  * echo: one open, write and close per line, no fork); "c" is a child doing
@@ -28,6 +32,12 @@
  * With two or more CPUs the writer is pinned to CPU 0 and the consumer to
  * CPU 1 in every mode, so the scheduler's placement does not vary between
  * runs (a 2004 FAM daemon was a separate process too).
+ *
+ * Each mode's line also gives the bytes read per event and the events per
+ * read(2) call that returned data (a fanotify DFID_NAME record carries a
+ * file handle and the name; an inotify one the name padded).
+ * BENCH_AS_USER=65534 runs everything as that user (the directory is
+ * chowned to it first).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -40,8 +50,11 @@
 
 #include "bench.h"
 
-enum { M_NONE, M_PATH, M_FD, NMODES };
-static const char *mname[NMODES] = { "none", "path", "fd(closed)" };
+enum { M_NONE, M_PATH, M_FD, M_FAN, NMODES };
+static const char *mname[NMODES] = { "none", "path", "fd(closed)", "fanotify" };
+
+/* per run: bytes and read(2) calls that returned data */
+static long run_bytes, run_reads;
 
 static char buf[256 * 1024];
 static unsigned int batch_ms;
@@ -69,9 +82,26 @@ static double run(const char *dir, long lines, const char *writer, int mode,
 
 	snprintf(file, sizeof(file), "%s/f", dir);
 	unlink(file);
-	ifd = sys_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (ifd < 0)
-		die("inotify_init1");
+	if (mode == M_FAN) {
+		int dfd;
+
+		ifd = fanotify_init(BENCH_FAN_INIT | FAN_NONBLOCK | FAN_CLOEXEC,
+				    O_RDONLY);
+		if (ifd < 0 && (errno == ENOSYS || errno == EINVAL ||
+				errno == EPERM))
+			return -1;	/* no unprivileged fanotify here */
+		if (ifd < 0)
+			die("fanotify_init");
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			die("open dir");
+		wd = fanotify_mark(ifd, FAN_MARK_ADD, fan_mask(mask), dfd, NULL);
+		close(dfd);
+	} else {
+		ifd = sys_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (ifd < 0)
+			die("inotify_init1");
+	}
 	if (mode == M_PATH) {
 		wd = sys_add(ifd, dir, mask);
 	} else if (mode == M_FD) {
@@ -129,6 +159,7 @@ static double run(const char *dir, long lines, const char *writer, int mode,
 	}
 	close(p[1]);
 	*nev = 0;
+	run_bytes = run_reads = 0;
 	for (;;) {
 		struct pollfd pf[2] = { { ifd, POLLIN, 0 }, { p[0], POLLIN, 0 } };
 		ssize_t n;
@@ -142,11 +173,19 @@ static double run(const char *dir, long lines, const char *writer, int mode,
 			while ((n = read(ifd, buf, sizeof(buf))) > 0) {
 				char *q;
 
+				run_bytes += n;
+				run_reads++;
 				for (q = buf; q < buf + n;) {
-					struct inotify_event *e = (void *)q;
-
 					(*nev)++;
-					q += sizeof(*e) + e->len;
+					if (mode == M_FAN) {
+						struct fanotify_event_metadata *e = (void *)q;
+
+						q += e->event_len;
+					} else {
+						struct inotify_event *e = (void *)q;
+
+						q += sizeof(*e) + e->len;
+					}
 				}
 			}
 		}
@@ -170,9 +209,11 @@ static double run(const char *dir, long lines, const char *writer, int mode,
 int main(int argc, char **argv)
 {
 	double t[NMODES][64], med[NMODES], min[NMODES];
-	long ev[NMODES] = { 0 }, lines;
-	int rounds, r, m, nmodes = NMODES;
+	long ev[NMODES] = { 0 }, bytes[NMODES] = { 0 }, reads[NMODES] = { 0 };
+	int rounds, r, m, avail[NMODES];
 	uint32_t mask;
+	long lines;
+	uid_t uid;
 
 	if (argc != 6 && argc != 7) {
 		fprintf(stderr, "usage: bench_notify DIR LINES ROUNDS sh|c MASK "
@@ -187,38 +228,63 @@ int main(int argc, char **argv)
 	if (rounds < 1 || rounds > 64)
 		return 2;
 	mkdir(argv[1], 0755);
+	if (getenv("BENCH_AS_USER") && *getenv("BENCH_AS_USER")) {
+		uid_t u = (uid_t)strtoul(getenv("BENCH_AS_USER"), NULL, 10);
+
+		if (chown(argv[1], u, u))
+			die("chown DIR");
+	}
+	uid = bench_drop_privileges();
 	pinned = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 	if (pinned)
 		pin(1);
-	printf("# writer on CPU 0, consumer on CPU 1: %s\n",
-	       pinned ? "yes" : "no (one CPU)");
+	printf("# writer on CPU 0, consumer on CPU 1: %s; uid %u\n",
+	       pinned ? "yes" : "no (one CPU)", (unsigned int)uid);
+	for (m = 0; m < NMODES; m++)
+		avail[m] = 1;
 	for (r = 0; r < rounds; r++) {
-		for (m = 0; m < nmodes; m++) {
+		for (m = 0; m < NMODES; m++) {
 			long n;
 
+			if (!avail[m])
+				continue;
 			t[m][r] = run(argv[1], lines, argv[4], m, mask, &n);
 			if (t[m][r] < 0) {
-				printf("# %s: no INOTIFY_WATCH in this kernel\n",
-				       mname[m]);
-				nmodes = m;
-				break;
+				printf("# %s: %s\n", mname[m], m == M_FAN ?
+				       "no unprivileged fanotify in this kernel" :
+				       "no INOTIFY_WATCH in this kernel");
+				avail[m] = 0;
+				continue;
 			}
 			ev[m] += n;
+			bytes[m] += run_bytes;
+			reads[m] += run_reads;
 			printf("#   round %d %-10s %8.3f s  %ld events\n",
 			       r + 1, mname[m], t[m][r], n);
 			fflush(stdout);
 		}
 	}
-	for (m = 0; m < nmodes; m++) {
+	for (m = 0; m < NMODES; m++) {
+		if (!avail[m])
+			continue;
 		med[m] = median(t[m], rounds);	/* sorts: t[m][0] is the min */
 		min[m] = t[m][0];
 	}
-	for (m = 0; m < nmodes; m++)
-		printf("notify writer=%s lines=%ld mask=%#x consumer=%s mode=%-10s "
-		       "median %.3f s  ratio %.2f  min %.3f s  ratio %.2f  "
-		       "(%.1f us/line, events/run %ld)\n", argv[4],
-		       lines, mask, argc == 7 ? argv[6] : "drain", mname[m],
-		       med[m], med[m] / med[M_NONE], min[m], min[m] / min[M_NONE],
+	for (m = 0; m < NMODES; m++) {
+		if (!avail[m])
+			continue;
+		printf("notify writer=%s lines=%ld mask=%#x consumer=%s uid=%u "
+		       "mode=%-10s median %.3f s  ratio %.2f  min %.3f s  "
+		       "ratio %.2f  (%.1f us/line, events/run %ld)", argv[4],
+		       lines, mask, argc == 7 ? argv[6] : "drain",
+		       (unsigned int)uid, mname[m], med[m],
+		       med[m] / med[M_NONE], min[m], min[m] / min[M_NONE],
 		       1e6 * min[m] / lines, ev[m] / rounds);
+		if (ev[m])
+			printf("  bytes/event %.1f  events/read %.1f",
+			       (double)bytes[m] / ev[m],
+			       reads[m] ? (double)ev[m] / reads[m] : 0.0);
+		printf("\n");
+	}
 	return 0;
 }

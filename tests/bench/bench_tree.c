@@ -17,6 +17,14 @@
  *
  *   bench_tree scale WORKDIR N[,N...] ROUNDS
  *
+ * Walkers: the bare inotify walker against the same walker marking each
+ * directory with fanotify_mark(g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, m, fd,
+ * NULL) in a FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME group (an unprivileged
+ * user's inode marks by fd; m as bench.h's fan_mask(IN_ALL_EVENTS)).
+ * BENCH_AS_USER=UID runs them as UID after root raised the limits.
+ *
+ *   bench_tree walkers ROOT ROUNDS
+ *
  * The library and the bare walker take turns going first, each timed run
  * is followed by a 300 ms pause (the kernel frees a closed instance's
  * marks from a workqueue), and ratios are given of the medians and of the
@@ -46,11 +54,16 @@ static char *bare_buf[BARE_DEPTH];
 /* BENCH_PROCFD=1 (a stock kernel, for profiling on the host): both sides
  * watch through /proc/self/fd/N instead of INOTIFY_WATCH */
 static bool use_procfd;
+/* the walkers rows: mark with fanotify instead of INOTIFY_WATCH */
+static bool use_fan;
 
 static int bare_watch(int ifd, int fd)
 {
 	char p[64];
 
+	if (use_fan)
+		return fanotify_mark(ifd, FAN_MARK_ADD | FAN_MARK_ONLYDIR,
+				     fan_mask(IN_ALL_EVENTS), fd, NULL);
 	if (!use_procfd)
 		return watch_fd(ifd, fd, BARE_MASK);
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
@@ -86,7 +99,7 @@ static long bare_dir(int ifd, int dfd, const char *name, int depth)
 	if (fd < 0)
 		return 0;
 	if (bare_watch(ifd, fd) < 0)
-		die("INOTIFY_WATCH");
+		die(use_fan ? "fanotify_mark" : "INOTIFY_WATCH");
 	while ((n = syscall(SYS_getdents64, fd, buf, BARE_BUF)) > 0) {
 		for (off = 0; off < n;) {
 			struct dirent64 *de = (void *)(buf + off);
@@ -106,10 +119,12 @@ static long bare_dir(int ifd, int dfd, const char *name, int depth)
 static double bare_tree(const char *root, long *watches)
 {
 	double t0, t1;
-	int ifd = sys_init1(IN_CLOEXEC | IN_NONBLOCK);
+	int ifd = use_fan ? fanotify_init(BENCH_FAN_INIT | FAN_CLOEXEC |
+					  FAN_NONBLOCK, O_RDONLY) :
+		sys_init1(IN_CLOEXEC | IN_NONBLOCK);
 
 	if (ifd < 0)
-		die("inotify_init1");
+		die(use_fan ? "fanotify_init" : "inotify_init1");
 	t0 = now_s();
 	*watches = bare_dir(ifd, AT_FDCWD, root, 0);
 	t1 = now_s();
@@ -310,6 +325,48 @@ static int scale(const char *work, char *sizes, int rounds)
 	return 0;
 }
 
+/* the bare inotify walker against the bare fanotify walker */
+static int walkers(const char *root, int rounds)
+{
+	double ti[32], tf[32], mi, mf;
+	long wi = 0, wf = 0;
+	uid_t uid;
+	int r;
+
+	write_sysctl("max_user_watches", 1000000);
+	write_fs_sysctl("fanotify/max_user_marks", 1000000);
+	uid = bench_drop_privileges();
+	for (r = 0; r < rounds; r++) {
+		/* alternate which goes first */
+		if (r % 2) {
+			use_fan = true;
+			tf[r] = bare_tree(root, &wf);
+		}
+		use_fan = false;
+		ti[r] = bare_tree(root, &wi);
+		if (!(r % 2)) {
+			use_fan = true;
+			tf[r] = bare_tree(root, &wf);
+		}
+		printf("#   walkers round %d inotify %.3f s (%ld watches)  "
+		       "fanotify %.3f s (%ld marks)\n", r + 1, ti[r], wi, tf[r],
+		       wf);
+		fflush(stdout);
+	}
+	if (wi != wf) {
+		fprintf(stderr, "bench_tree: %ld watches, %ld marks\n", wi, wf);
+		return 1;
+	}
+	mi = minimum(ti, rounds);
+	mf = minimum(tf, rounds);
+	printf("walkers dirs=%ld uid=%u bare-inotify-walker median %.1f ms  "
+	       "bare-fanotify-walker median %.1f ms  fanotify/inotify %.2f "
+	       "(of minimums %.2f)\n", wi, (unsigned int)uid,
+	       median(ti, rounds) * 1e3, median(tf, rounds) * 1e3,
+	       median(tf, rounds) / median(ti, rounds), mf / mi);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double lk[32], lp[32], iw[32], iw0[32], bw[32], mlk, mlp, miw, miw0, mbw;
@@ -323,6 +380,12 @@ int main(int argc, char **argv)
 		if (rounds < 1 || rounds > 32)
 			return 2;
 		return scale(argv[2], argv[3], rounds);
+	}
+	if (argc == 4 && !strcmp(argv[1], "walkers")) {
+		rounds = atoi(argv[3]);
+		if (rounds < 1 || rounds > 32)
+			return 2;
+		return walkers(argv[2], rounds);
 	}
 	if (argc != 4) {
 		fprintf(stderr, "usage: bench_tree ROOT EMPTYDIR ROUNDS\n");

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Benchmarks, run as root in ONE boot of the guest (make bench).  Every
+# Benchmarks, run as root in ONE boot of the guest (make bench); the
+# steps named *-user run the same program as uid 65534 (BENCH_AS_USER:
+# root raises the limits first, then the program drops to that user).  Every
 # result is a ratio of two timings taken in this same run: absolute times
 # under QEMU TCG mean little.  Lines starting with "#" are per-round detail;
 # the others are the results BENCHMARKS.md quotes.
@@ -58,7 +60,9 @@ step() {
 }
 
 # 1a. The 2004 nonotify test: busybox sh loop, a consumer draining every
-# wakeup, unwatched vs watched by path vs watched by a closed fd.
+# wakeup, unwatched vs watched by path vs watched by a closed fd vs an
+# unprivileged fanotify inode mark by a closed fd (FAN_REPORT_DFID_NAME,
+# FAN_EVENT_ON_CHILD, the same mask bits).
 # IN_ALL_EVENTS gives IN_OPEN, IN_MODIFY and IN_CLOSE_WRITE per line.
 step 1a.all "nonotify, busybox sh echo >> loop, IN_ALL_EVENTS" \
 	$B/bench_notify $W/notify $LINES $ROUNDS sh 0xfff
@@ -88,15 +92,26 @@ step 1a.change-batch "nonotify, busybox sh loop, change mask, consumer batching 
 	$B/bench_notify $W/notify $LINES $ROUNDS sh 0xfc6 batch:10
 step 1a.c-batch "nonotify, C writer, IN_ALL_EVENTS, consumer batching 10 ms" \
 	$B/bench_notify $W/notify $CLINES $ROUNDS c 0xfff batch:10
+# The same loops as uid 65534: the fanotify group is then an unprivileged
+# one (as root it is not, with the same flags and marks).
+rm -rf $W/notify
+step 1a.change-user "nonotify, busybox sh loop, change mask, as uid 65534" \
+	env BENCH_AS_USER=65534 $B/bench_notify $W/notify $LINES $ROUNDS sh 0xfc6
+step 1a.change-batch-user "nonotify, busybox sh loop, change mask, batching 10 ms, as uid 65534" \
+	env BENCH_AS_USER=65534 $B/bench_notify $W/notify $LINES $ROUNDS sh 0xfc6 batch:10
+step 1a.c-user "nonotify, C writer, IN_ALL_EVENTS, as uid 65534" \
+	env BENCH_AS_USER=65534 $B/bench_notify $W/notify $CLINES $ROUNDS c 0xfff
 rm -rf $W/notify
 
 # 1b + 1c. Watch setup at depth 8; memory per watch; fds held.
 step 1b.setup "setup of $NDIRS watches at depth 8, memory, fds (1c)" \
 	$B/bench_setup $W/setup $NDIRS $ROUNDS
+step 1b.setup-user "setup of $NDIRS watches and fanotify marks at depth 8, as uid 65534" \
+	env BENCH_AS_USER=65534 $B/bench_setup $W/setup $NDIRS $ROUNDS
 rm -rf $W/setup
 
 # 1b. Recursive watch of the kernel source tree's directories.
-tree_bench() {
+make_ktree() {
 	tree=$W/ktree
 	mkdir -p $tree
 	if [ -f $B/kernel-dirs.txt ]; then
@@ -112,12 +127,28 @@ tree_bench() {
 			done; done; done; done; done | xargs mkdir -p)
 	fi
 	echo "bench: tree has $(find $tree -type d | wc -l) directories"
+}
+tree_bench() {
+	make_ktree
 	$B/bench_tree $tree $W/empty $TROUNDS
 	r=$?
 	rm -rf $tree $W/empty
 	return $r
 }
 step 1b.tree "recursive watch: libinofd vs a bare walker vs inotifywait -r -m" tree_bench
+
+# 1b. The bare walker marking with fanotify against the bare inotify
+# walker, same tree, as root and as uid 65534.
+tree_fan_bench() {
+	make_ktree
+	$B/bench_tree walkers $tree $TROUNDS
+	r=$?
+	env BENCH_AS_USER=65534 $B/bench_tree walkers $tree $TROUNDS || r=1
+	rm -rf $tree
+	return $r
+}
+step 1b.tree-fan "recursive: bare fanotify walker vs bare inotify walker, root and uid 65534" \
+	tree_fan_bench
 
 # 1b. Scale: inofd_watch_tree() and the bare walker on trees of 1,000 to
 # 100,000 directories (ROOT/gGGGGG/dDDD, made in tmpfs by bench_tree);
