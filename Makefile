@@ -172,7 +172,7 @@ oracle: $(if $(LIBINOFD),,lib)
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(GB)/root/tests/%,$(GUEST_C))
-M32_TESTS  := fd_badinput fd_equiv
+M32_TESTS  := fd_badinput fd_equiv fd_bind fd_mntns fd_overlay fd_userns fd_failnth
 GUEST_BINS += $(patsubst %,$(GB)/root/tests/%_m32,$(M32_TESTS))
 BENCH_C    := $(wildcard tests/bench/*.c)
 BENCH_SH   := $(wildcard tests/bench/*.sh)
