@@ -53,7 +53,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
 	bench-host bench-lib-host soak oracle-guest bench-experiment bench-report harness-check watch-fd-check oracle \
-	install uninstall install-check uapi-copy-check deb deb-check \
+	install uninstall install-check uapi-copy-check deb deb-check post \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -84,6 +84,7 @@ help:
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "make series-check   every patch of the series builds on its own"
+	@echo "make post        the series to send, as build/post/, from your git identity"
 	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
 	@echo "ACCEL=auto       KVM if it works here (probed once per host), else TCG; ACCEL=tcg|kvm forces"
 	@echo "ACCEL=icount     TCG, one vCPU, clock = instruction count (exact bench ratios; slow)"
@@ -348,8 +349,15 @@ checkpatch: $(STAMP)
 			$(CURDIR)/patches/$$p) || { echo "checkpatch: $$p: see above"; rc=1; }; \
 	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' patches/series) patches clean (--strict)"; exit $$rc
 
+# The series to send, from the poster's git identity (scripts/post.sh):
+# author and Signed-off-by replace the committed placeholder; refused
+# without an identity or with a placeholder one.
+post: $(STAMP)
+	@scripts/post.sh $(KSRC) patches $(B)/post
+
 # Host tests of the harness itself: the KVM probe falls back within its
-# bound (fake QEMUs), the progress filter, the bench report generator.
+# bound (fake QEMUs), the progress filter, the bench report generator,
+# make post's identity checks (tests/harness/post_test.sh).
 harness-check:
 	@rc=0; for t in tests/harness/*_test.sh; do $$t || rc=1; done; exit $$rc
 
