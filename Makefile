@@ -369,6 +369,7 @@ sem-table-check:
 	@scripts/sem-table.py check $(SEM_DOC) DESIGN.md \
 		$(if $(wildcard $(GB)/check.log),$(shell grep -q 'sem_table: begin' \
 			$(GB)/check.log 2>/dev/null && echo $(GB)/check.log))
+
 # The series to send, from the poster's git identity (scripts/post.sh):
 # author and Signed-off-by replace the committed placeholder; refused
 # without an identity or with a placeholder one.

@@ -58,20 +58,18 @@
 
 /*
  * The INOTIFY_WATCH cells that follow the series' access rule and its
- * refusals.  This tree's series: an fd open for reading needs no further
- * check, O_PATH and write-only fds get MAY_READ; objects of SB_NOUSER
- * filesystems (pipes, sockets, anon inodes) and nsfs are refused with
- * EINVAL.  Branch kseries changes the rule (MAY_READ on every fd, O_PATH
- * accepted when readable) and the refusals (pipes and sockets accepted,
- * anon inodes and nsfs still refused): when it lands, update these and
- * only these.  The rows that use them are marked "kseries" below.
+ * refusals, in one place: MAY_READ on the object for every fd (O_PATH
+ * accepted when the object is readable, a read fd of a file chmod 000
+ * after the open refused), pipes and sockets accepted, anon inodes and
+ * nsfs refused with EINVAL.  The rows that use them are marked "kseries"
+ * below (the branch that brought the rule).
  */
-#define KSERIES_RDONLY_CHMOD000_USER	"ok"		/* kseries: "EACCES" */
+#define KSERIES_RDONLY_CHMOD000_USER	"EACCES"
 #define KSERIES_OPATH_READABLE		"ok"
 #define KSERIES_OPATH_UNREADABLE_USER	"EACCES"
 #define KSERIES_WRONLY_UNREADABLE_USER	"EACCES"
-#define KSERIES_PIPE			"EINVAL"	/* kseries: "ok; write: MODIFY" */
-#define KSERIES_SOCKET			"EINVAL"	/* kseries: "ok; write: MODIFY" */
+#define KSERIES_PIPE			"ok; write: MODIFY"
+#define KSERIES_SOCKET			"ok; write: MODIFY"
 #define KSERIES_EVENTFD			"EINVAL"
 #define KSERIES_NSFS			"EINVAL"
 
