@@ -398,6 +398,18 @@ static bool is_dot(const char *n)
 	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
 }
 
+/*
+ * The new name of the root or of a directory above it could not be
+ * stored: the tree is not lost for that.  Its path stays as it was, and a
+ * crawl finds the root again by inode (root_ok()), after a RESCAN.
+ */
+static void nomem_rename(struct inofd *in, struct inofd__reg *r)
+{
+	r->moving = false;
+	inofd__paths_changed(in);
+	in->rescan_due = in->crawl_due = true;
+}
+
 void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
 			 const char *name)
 {
@@ -408,7 +420,7 @@ void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
 	if (!np || !nn) {
 		free(np);
 		free(nn);
-		inofd__tree_lost(in, r);
+		nomem_rename(in, r);
 		return;
 	}
 	memcpy(np, r->path, dl);
@@ -586,6 +598,24 @@ static bool root_ok(struct inofd *in, struct inofd__reg *r, bool crawl)
 	    st.st_dev == r->root->kw->dev && st.st_ino == r->root->kw->ino)
 		return true;
 	return relocate_root(in, r);
+}
+
+void inofd__tree_gone_or_back(struct inofd *in, struct inofd__reg *r)
+{
+	if (r->lost)
+		return;
+	/*
+	 * Moved out and in again before the records were read (or renamed
+	 * in its parent by a record that was lost): found by inode, it
+	 * stays, and what happened to it meanwhile is a RESCAN.
+	 */
+	r->moving = false;
+	inofd__paths_changed(in);
+	if (root_ok(in, r, true)) {
+		in->rescan_due = in->crawl_due = true;
+		return;
+	}
+	inofd__tree_lost(in, r);
 }
 
 /* Component lvl of the root's path: its start, and its length in *len. */
@@ -1131,6 +1161,44 @@ void inofd__tree_newdir(struct inofd *in, struct inofd__mem *m,
 		in->rescan_due = in->crawl_due = true;
 }
 
+void inofd__tree_node_moved(struct inofd *in, struct inofd__mem *c,
+			    unsigned int was)
+{
+	struct inofd__reg *r = c->reg;
+	struct inofd__mem *n = c;
+	unsigned int max = r->max_depth;
+
+	if (excluded(r, c->name) || (max && c->depth > max)) {
+		inofd__subtree_free(in, c);	/* out of the tree's bounds */
+		return;
+	}
+	if (!max || c->depth == was)
+		return;
+	/* pre-order over c's subtree, no stack */
+	while (n) {
+		if (n->depth >= max) {
+			/* deeper now: what is below the limit goes */
+			while (n->child)
+				inofd__subtree_free(in, n->child);
+		} else if (n->depth + was - c->depth >= max) {
+			/* was at the limit, is above it now: list it */
+			if (inofd__work_push(in, &(struct inofd__step){
+					.kind = INOFD__W_LIST, .reg = r,
+					.wd = n->kw->wd, .name = NULL,
+					.synth = false, .crawl = 0, .job = 0,
+					.root_wd = -1 }) < 0)
+				in->rescan_due = in->crawl_due = true;
+		}
+		if (n->child) {
+			n = n->child;
+			continue;
+		}
+		while (n != c && !n->next)
+			n = n->parent;
+		n = n == c ? NULL : n->next;
+	}
+}
+
 /* Drop the nodes a finished crawl did not reach: they are not there. */
 static void sweep(struct inofd *in, struct inofd__reg *r)
 {
@@ -1175,7 +1243,8 @@ void inofd__tree_crawl(struct inofd *in)
 			.kind = INOFD__W_LIST, .reg = r, .wd = r->root->kw->wd,
 			.name = NULL, .synth = false, .crawl = r->gen,
 			.job = 0, .root_wd = -1 }) < 0)
-				in->rescan_due = true;
+				/* no memory: the crawl is tried again */
+				in->rescan_due = in->crawl_due = true;
 		}
 	}
 }
@@ -1190,6 +1259,16 @@ void inofd__tree_crawl(struct inofd *in)
  * caller may not watch, gets no chain (DESIGN.md, "Known limits").  No
  * descriptor stays open.
  */
+/*
+ * A watch above the root could not be made (ENOSPC at max_user_watches,
+ * ENOMEM, EACCES): renames there will not be seen, and the caller is told
+ * so, once, by an INOFD_EV_ERROR on the root with that error.
+ */
+static void chain_failed(struct inofd *in, struct inofd__reg *r, int err)
+{
+	inofd__error(in, r->root, NULL, err);
+}
+
 static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 			   const char *dir, const struct stat *pst)
 {
@@ -1197,14 +1276,16 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 	struct inofd__mem **v = NULL;
 	bool reached = false;
 	struct stat st;
-	int n, i, fd = -1;
+	int n, i, fd = -1, err = 0;
 
 	n = copy && dir[0] == '/' ? split_dir(copy, comp, MAX_LEVELS) : -1;
 	if (n <= 0)	/* the parent is "/", which never moves */
 		goto out;
 	v = calloc((size_t)n, sizeof(*v));
-	if (!v)
+	if (!v) {
+		chain_failed(in, r, -ENOMEM);
 		goto out;
+	}
 	r->anc = v;
 	r->nanc = (unsigned int)n;
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1219,16 +1300,20 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 		}
 		wd = inofd__backend_add_dir(in, fd, INOFD__PARENT_BITS |
 					    IN_MASK_ADD);
-		if (wd < 0)
+		if (wd < 0) {
+			err = wd;
 			break;
+		}
 		kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
 		if (!kw) {
 			inofd__backend_rm(in, wd);
+			err = -ENOMEM;
 			break;
 		}
 		v[i] = inofd__mem_new(in, r, kw, INOFD__MEM_PARENT);
 		if (!v[i]) {
 			inofd__kw_put(in, kw, true);
+			err = -ENOMEM;
 			break;
 		}
 		nfd = openat(fd, comp[i], O_PATH | O_DIRECTORY | O_NOFOLLOW |
@@ -1240,6 +1325,8 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 		close(fd);
 	if (!reached)
 		inofd__anc_drop(in, r);		/* no chain, no guard */
+	if (err)
+		chain_failed(in, r, err);
 out:
 	free(copy);
 }
@@ -1270,7 +1357,7 @@ void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
 	pre = (size_t)(c - r->path);
 	np = malloc(strlen(r->path) - len + nl + 1);
 	if (!np) {
-		inofd__tree_lost(in, r);
+		nomem_rename(in, r);
 		return;
 	}
 	memcpy(np, r->path, pre);
@@ -1308,6 +1395,66 @@ void inofd__tree_lost(struct inofd *in, struct inofd__reg *r)
 	ev->flags = INOFD_EVF_LOST;
 }
 
+/*
+ * The root's path as given, less its "." components and repeated or
+ * trailing '/' (a trailing '/' would hide the parent); one with a ".."
+ * component is taken from the kernel (/proc/self/fd), which resolved it
+ * (a lexical ".." is wrong after a symlink).
+ */
+static void norm_root_path(struct inofd *in, struct inofd__reg *r, int rootfd)
+{
+	const char *p = r->path, *s;
+	bool dotdot = false;
+	char *n, *o;
+
+	if (!p || p[0] != '/')
+		return;
+	n = malloc(strlen(p) + 2);
+	if (!n)
+		return;
+	o = n;
+	for (s = p; *s;) {
+		size_t len;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		len = strcspn(s, "/");
+		if (len == 2 && s[0] == '.' && s[1] == '.')
+			dotdot = true;
+		if (!(len == 1 && s[0] == '.')) {
+			*o++ = '/';
+			memcpy(o, s, len);
+			o += len;
+		}
+		s += len;
+	}
+	if (o == n)
+		*o++ = '/';
+	*o = '\0';
+	if (dotdot) {
+		char link[32], buf[PATH_MAX];
+		ssize_t k;
+
+		free(n);
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
+		k = readlink(link, buf, sizeof(buf) - 1);
+		if (k <= 0 || buf[0] != '/')
+			return;
+		buf[k] = '\0';
+		if (strstr(buf, " (deleted)") || !(n = strdup(buf)))
+			return;
+	}
+	if (strcmp(n, p)) {
+		free(r->path);
+		r->path = n;
+		inofd__paths_changed(in);
+	} else {
+		free(n);
+	}
+}
+
 void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 {
 	struct stat pst, rst, st;
@@ -1316,6 +1463,7 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 	char *dir;
 	int pfd, wd;
 
+	norm_root_path(in, r, rootfd);
 	if (!r->path || !(slash = strrchr(r->path, '/')) || !slash[1])
 		return;
 	dir = strndup(r->path, slash == r->path ? 1 : (size_t)(slash - r->path));
@@ -1334,8 +1482,10 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 	}
 	wd = inofd__backend_add_dir(in, pfd, INOFD__PARENT_BITS | IN_MASK_ADD);
 	close(pfd);
-	if (wd < 0)
+	if (wd < 0) {
+		chain_failed(in, r, wd);
 		goto out;
+	}
 	kw = inofd__kw_get(in, wd, pst.st_dev, pst.st_ino);
 	if (kw)
 		r->plink = inofd__mem_new(in, r, kw, INOFD__MEM_PARENT);
@@ -1345,6 +1495,8 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 		inofd__backend_rm(in, wd);
 	if (r->plink)
 		link_ancestors(in, r, dir, &pst);
+	else
+		chain_failed(in, r, -ENOMEM);
 out:
 	free(dir);
 }

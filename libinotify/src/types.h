@@ -198,6 +198,8 @@ struct inofd__pend {
 		int		reg;
 		size_t		off;		/* in paths; -1: unknown */
 		bool		unsure;		/* taken from an unsure tree */
+		int		node;		/* wd of the tree node the record
+						 * named, then; -1: none */
 	}			src[8];
 	char			*paths;
 	size_t			pcap, plen;

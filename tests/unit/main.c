@@ -8,6 +8,7 @@ TESTS(events)
 TESTS(tree)
 TESTS(core)
 TESTS(walk)
+TESTS(identity)
 
 int main(void)
 {
@@ -18,6 +19,7 @@ int main(void)
 		{ tree_tests, &tree_ntests },
 		{ core_tests, &core_ntests },
 		{ walk_tests, &walk_ntests },
+		{ identity_tests, &identity_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
@@ -32,5 +34,7 @@ int main(void)
 		memcpy(all + n, g[i].t, *g[i].n * sizeof(*all));
 		n += *g[i].n;
 	}
+	if (getenv("UNIT_FILTER"))	/* e.g. UNIT_FILTER='identity_*' */
+		cmocka_set_test_filter(getenv("UNIT_FILTER"));
 	return _cmocka_run_group_tests("libinofd", all, n, NULL, NULL);
 }
