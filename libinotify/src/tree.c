@@ -125,7 +125,12 @@ uint32_t inofd__tree_kmask(const struct inofd__reg *r)
 
 static bool fatal(int r)
 {
-	return r == -ENOSPC || r == -ENOMEM;
+	return r == -ENOSPC || r == -ENOMEM || r == -EMFILE || r == -ENFILE;
+}
+
+static bool no_fd(int r)
+{
+	return r == -EMFILE || r == -ENFILE;
 }
 
 int inofd__work_push(struct inofd *in, const struct inofd__step *s)
@@ -350,6 +355,42 @@ static void job_failed(struct inofd *in, struct inofd__reg *r,
 	}
 }
 
+/*
+ * Open m's directory when its path is too long for open(2): the root by
+ * its path, then one name at a time relative to the directory above
+ * (two descriptors at most).  -errno on failure.
+ */
+static int open_by_names(struct inofd__mem *m, int flags)
+{
+	struct inofd__mem *n, *c;
+	int fd, nfd;
+
+	fd = open(m->reg->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* from the root down: each time the child of the last one on the
+	 * way to m (no stack: the way is found again from m) */
+	for (c = m->reg->root; c != m; c = n) {
+		for (n = m; n->parent != c; n = n->parent)
+			if (!n->parent) {
+				close(fd);
+				return -ESTALE;
+			}
+		nfd = openat(fd, n->name, (n == m ? flags : O_PATH) |
+			     O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (nfd < 0)
+			return -errno;
+		fd = nfd;
+	}
+	if (m == m->reg->root && flags != O_PATH) {
+		nfd = openat(fd, ".", flags | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = nfd < 0 ? -errno : nfd;
+	}
+	return fd;
+}
+
 /* Open m's directory by its path, checked to be m's inode. */
 static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 			struct stat *stp)
@@ -362,7 +403,10 @@ static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 	p = inofd__mem_path(in, m, &len);
 	if (!p)
 		return -ESTALE;
-	fd = open(p, flags | O_DIRECTORY | O_CLOEXEC);
+	if (len >= PATH_MAX)
+		fd = open_by_names(m, flags);
+	else
+		fd = open(p, flags | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		e = -errno;
 		return (e == -ENOENT || e == -ENOTDIR || e == -ELOOP) ?
@@ -920,6 +964,10 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		dfd = open_checked(in, m, O_RDONLY, &st);
 	if (dfd == -ESTALE && !r->lost && w->tries < MAX_TRIES)
 		return false;
+	if (dfd < 0 && w->job && fatal(dfd)) {
+		in->walk_err = dfd;	/* the first walk: all or nothing */
+		return true;
+	}
 	if (dfd < 0) {
 		if (dfd == -ESTALE && m == r->root) {
 			inofd__tree_lost(in, r);
@@ -950,6 +998,7 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		struct inofd__mem *c = NULL;
 		struct dirent64 *de;
 		bool isdir, descend, seen = false;
+		off_t before;
 		int cfd = -1;
 		const char *nm;
 
@@ -974,6 +1023,7 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		}
 		de = (void *)(buf + t->off);
 		t->off += de->d_reclen;
+		before = t->pos;
 		t->pos = de->d_off;
 		if (in->walk_left)
 			in->walk_left--;
@@ -997,9 +1047,22 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		if (!isdir || excluded(r, nm) ||
 		    (r->max_depth && t->m->depth + 1 > r->max_depth))
 			continue;
-		descend = room && budget_left(in);
+		descend = room && budget_left(in) && !in->walk_fd_short;
 		e = add_child(in, t->m, t->fd, nm, de->d_ino, &t->cx,
 			      descend ? &cfd : NULL, &c, &seen);
+		if (no_fd(e) && descend) {
+			/*
+			 * Out of descriptors (RLIMIT_NOFILE): every open level
+			 * becomes a step, this one again at this entry, and
+			 * the walk goes on a directory at a time (two
+			 * descriptors).  Only if that fails too is it an error.
+			 */
+			t->pos = before;
+			in->walk_fd_short = true;
+			for (; top >= 0; top--)
+				frame_suspend(in, r, &f[top], gone);
+			break;
+		}
 		if (fatal(e)) {
 			int k;
 
@@ -1105,6 +1168,7 @@ void inofd__walk_run(struct inofd *in, unsigned int budget)
 	}
 	in->walk_bounded = budget != 0;
 	in->walk_left = budget;
+	in->walk_fd_short = false;
 	while (in->whead && budget_left(in)) {
 		struct inofd__work *w = in->whead;
 

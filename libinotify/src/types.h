@@ -273,6 +273,7 @@ struct inofd {
 	unsigned int		walk_left;	/* entries left this run */
 	bool			walk_bounded;
 	bool			no_openat2;	/* ENOSYS/EPERM once */
+	bool			walk_fd_short;	/* EMFILE met: no descending */
 	int			walk_job;		/* current initial walk */
 	int			walk_err;		/* its fatal error */
 	bool			crawl_due;
