@@ -128,6 +128,24 @@ struct node {
 	int nkid, ckid;
 	bool dir;
 	int plain;		/* index of a live plain registration, or -1 */
+	int id;			/* unique per seed, > 0 (the path history's) */
+	unsigned long ino;	/* st_ino, as made */
+	int mnt;		/* a mount point: that mount's number, else 0 */
+};
+
+/* one stretch of time during which an object held a path */
+struct ivl {
+	int obj;		/* a node's id, or 0: anonymous */
+	long s, e;		/* ticks; e is OPEN_END while it holds it */
+};
+
+struct hent {
+	char *path;
+	struct ivl *v;
+	int n, c;
+	/* -C: the latest "earliest time" of an event seen on this path */
+	long order_lo;
+	unsigned long order_epoch;
 };
 
 struct reg {
@@ -183,9 +201,12 @@ struct run {
 	int nprobes;
 	unsigned long probe_base;
 
-	/* paths that ever existed: open addressing, strdup'd keys */
-	char **hist;
+	/* path history (hist_*): open addressing on the path */
+	struct hent *hist;
 	size_t hcap, hn;
+	long tick;		/* one per file system change */
+	long qtick;		/* the tick of the last quiescent point */
+	unsigned long order_epoch;	/* -C: bumped at every loss */
 
 	/* the reproducer: one line per operation, read and check */
 	char **log;
@@ -321,47 +342,84 @@ static uint64_t hash(const char *s)
 	return h;
 }
 
-static void hist_add(struct run *r, const char *path)
+/*
+ * Path history: for every path the test ever made, the objects that held
+ * it and when (ticks: one per file system change).  An event's path must
+ * have named some object during the window since the last quiescent
+ * point: a stale path (the name reused since) or a made-up one is caught
+ * even though names repeat (-N).  Object 0 is anonymous (probes, flood
+ * files).
+ */
+#define OPEN_END	LONG_MAX
+
+static struct hent *hist_find(struct run *r, const char *path, bool add)
 {
 	size_t i;
 
-	if (2 * (r->hn + 1) > r->hcap) {
-		char **old = r->hist;
+	if (add && 2 * (r->hn + 1) > r->hcap) {
+		struct hent *old = r->hist;
 		size_t oc = r->hcap, j;
 
 		r->hcap = oc ? 2 * oc : 4096;
 		r->hist = xcalloc(r->hcap, sizeof(*r->hist));
-		r->hn = 0;
 		for (j = 0; j < oc; j++) {
-			if (!old[j])
+			if (!old[j].path)
 				continue;
-			for (i = hash(old[j]) & (r->hcap - 1); r->hist[i];
-			     i = (i + 1) & (r->hcap - 1))
+			for (i = hash(old[j].path) & (r->hcap - 1);
+			     r->hist[i].path; i = (i + 1) & (r->hcap - 1))
 				;
 			r->hist[i] = old[j];
-			r->hn++;
 		}
 		free(old);
 	}
-	for (i = hash(path) & (r->hcap - 1); r->hist[i];
+	if (!r->hcap)
+		return NULL;
+	for (i = hash(path) & (r->hcap - 1); r->hist[i].path;
 	     i = (i + 1) & (r->hcap - 1))
-		if (!strcmp(r->hist[i], path))
-			return;
-	r->hist[i] = strdup(path);
-	if (!r->hist[i])
+		if (!strcmp(r->hist[i].path, path))
+			return &r->hist[i];
+	if (!add)
+		return NULL;
+	r->hist[i].path = strdup(path);
+	if (!r->hist[i].path)
 		die("strdup");
 	r->hn++;
+	return &r->hist[i];
 }
 
-static bool hist_has(struct run *r, const char *path)
+/* obj starts holding path now */
+static void hist_open(struct run *r, const char *path, int obj)
 {
-	size_t i;
+	struct hent *h = hist_find(r, path, true);
 
-	if (!r->hcap)
-		return false;
-	for (i = hash(path) & (r->hcap - 1); r->hist[i];
-	     i = (i + 1) & (r->hcap - 1))
-		if (!strcmp(r->hist[i], path))
+	if (h->n == h->c) {
+		h->c = h->c ? 2 * h->c : 2;
+		h->v = realloc(h->v, h->c * sizeof(*h->v));
+		if (!h->v)
+			die("realloc");
+	}
+	h->v[h->n++] = (struct ivl){ .obj = obj, .s = r->tick, .e = OPEN_END };
+}
+
+/* obj stops holding path now */
+static void hist_close(struct run *r, const char *path, int obj)
+{
+	struct hent *h = hist_find(r, path, false);
+	int i;
+
+	for (i = 0; h && i < h->n; i++)
+		if (h->v[i].obj == obj && h->v[i].e == OPEN_END)
+			h->v[i].e = r->tick;
+}
+
+/* the path named some object since the last quiescent point */
+static bool hist_window(struct run *r, const char *path)
+{
+	struct hent *h = hist_find(r, path, false);
+	int i;
+
+	for (i = 0; h && i < h->n; i++)
+		if (h->v[i].e >= r->qtick)
 			return true;
 	return false;
 }
@@ -374,6 +432,7 @@ static struct node *node_new(struct run *r, struct node *parent,
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->dir = dir;
 	n->plain = -1;
+	n->id = r->npool + 1;
 	if (r->npool == r->cpool) {
 		r->cpool = r->cpool ? 2 * r->cpool : 256;
 		r->pool = realloc(r->pool, r->cpool * sizeof(*r->pool));
@@ -465,15 +524,28 @@ static bool in_tree(const struct run *r, const struct node *n)
 	return r->root && below(n, r->root);
 }
 
+/* n and everything below it start holding their paths (now) */
 static void record(struct run *r, struct node *n)
 {
 	char b[PATH_MAX];
 	int i;
 
 	absp(r, n, b, sizeof(b));
-	hist_add(r, b);
+	hist_open(r, b, n->id);
 	for (i = 0; i < n->nkid; i++)
 		record(r, n->kid[i]);
+}
+
+/* ... and stop holding them (now) */
+static void unrecord(struct run *r, struct node *n)
+{
+	char b[PATH_MAX];
+	int i;
+
+	absp(r, n, b, sizeof(b));
+	hist_close(r, b, n->id);
+	for (i = 0; i < n->nkid; i++)
+		unrecord(r, n->kid[i]);
 }
 
 struct list {
@@ -514,6 +586,16 @@ static int count(struct node *n, bool dir)
 	c = l.n;
 	free(l.v);
 	return c;
+}
+
+static struct node *child_named(const struct node *d, const char *name)
+{
+	int i;
+
+	for (i = 0; d && i < d->nkid; i++)
+		if (!strcmp(d->kid[i]->name, name))
+			return d->kid[i];
+	return NULL;
 }
 
 static struct node *pick(struct run *r, struct node *top, bool dir,
@@ -609,9 +691,9 @@ static void check_path(struct run *r, const struct inofd_event *ev,
 		r->stale_flagged++;
 		return;
 	}
-	if (!hist_has(r, path)) {
+	if (!hist_window(r, path)) {
 		describe(r, ev, d, sizeof(d));
-		diverge(r, "[false-path] %s names a path that never existed: %s",
+		diverge(r, "[false-path] %s names a path that no object had since the last quiescent point: %s",
 			what, d);
 	}
 }
@@ -794,6 +876,15 @@ static void fs_fail(struct run *r, const char *what, const char *path)
 	exit(2);
 }
 
+static void set_ino(struct run *r, struct node *n, const char *relpath)
+{
+	struct stat st;
+
+	if (fstatat(r->basefd, relpath, &st, AT_SYMLINK_NOFOLLOW))
+		fs_fail(r, "stat", relpath);
+	n->ino = st.st_ino;
+}
+
 static void make_dir(struct run *r, struct node *parent, const char *name,
 		     struct node **out)
 {
@@ -803,7 +894,9 @@ static void make_dir(struct run *r, struct node *parent, const char *name,
 	rel(n, b, sizeof(b));
 	if (mkdirat(r->basefd, b, 0755))
 		fs_fail(r, "mkdir", b);
+	r->tick++;
 	record(r, n);
+	set_ino(r, n, b);
 	if (out)
 		*out = n;
 }
@@ -816,6 +909,7 @@ static void make_file(struct run *r, struct node *parent, const char *name,
 	int fd;
 
 	rel(n, b, sizeof(b));
+	r->tick++;
 	record(r, n);
 	fd = openat(r->basefd, b, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -823,6 +917,7 @@ static void make_file(struct run *r, struct node *parent, const char *name,
 	if (data && write(fd, "x", 1) != 1)
 		fs_fail(r, "write", b);
 	close(fd);
+	set_ino(r, n, b);
 }
 
 static void plain_end(struct run *r, struct node *n)
@@ -844,6 +939,8 @@ static void remove_tree(struct run *r, struct node *n)
 	rel(n, b, sizeof(b));
 	if (unlinkat(r->basefd, b, n->dir ? AT_REMOVEDIR : 0))
 		fs_fail(r, n->dir ? "rmdir" : "unlink", b);
+	r->tick++;
+	unrecord(r, n);
 	plain_end(r, n);
 	node_unlink(n);
 }
@@ -862,15 +959,24 @@ static void move(struct run *r, struct node *m, struct node *to,
 		 const char *name)
 {
 	char a[PATH_MAX], b[PATH_MAX];
+	struct node *victim = child_named(to, name);
 
 	rel(m, a, sizeof(a));
+	r->tick++;
+	unrecord(r, m);
+	if (victim && victim != m) {
+		/* rename(2) onto an existing file or empty directory */
+		unrecord(r, victim);
+		plain_end(r, victim);
+		node_unlink(victim);
+	}
 	node_unlink(m);
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	node_link(to, m);
 	rel(m, b, sizeof(b));
 	if (renameat(r->basefd, a, r->basefd, b))
 		fs_fail(r, "rename", a);
-	note(r, "mv %s %s", a, b);
+	note(r, "mv %s %s%s", a, b, victim && victim != m ? "   # onto an existing one" : "");
 	record(r, m);
 	mark_moved(r, m);
 }
@@ -940,7 +1046,8 @@ static void flood(struct run *r, struct node *d)
 		for (k = 0; k < 2; k++) {
 			fresh(r, 'z', nm, sizeof(nm));
 			fmt_path(f[k], sizeof(f[k]), "%s/%s/%s", r->base, b, nm);
-			hist_add(r, f[k]);
+			r->tick++;
+			hist_open(r, f[k], 0);
 			fd[k] = open(f[k], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
 				     0644);
 			if (fd[k] < 0)
@@ -953,6 +1060,8 @@ static void flood(struct run *r, struct node *d)
 			close(fd[k]);
 			if (unlink(f[k]))
 				fs_fail(r, "unlink", f[k]);
+			r->tick++;
+			hist_close(r, f[k], 0);
 		}
 		return;
 	}
@@ -961,13 +1070,16 @@ static void flood(struct run *r, struct node *d)
 	for (i = 0; i < n; i++) {
 		fresh(r, 'z', nm, sizeof(nm));
 		fmt_path(f[0], sizeof(f[0]), "%s/%s/%s", r->base, b, nm);
-		hist_add(r, f[0]);
+		r->tick++;
+		hist_open(r, f[0], 0);
 		fd[0] = open(f[0], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd[0] < 0)
 			fs_fail(r, "create", f[0]);
 		close(fd[0]);
 		if (unlink(f[0]))
 			fs_fail(r, "unlink", f[0]);
+		r->tick++;
+		hist_close(r, f[0], 0);
 	}
 }
 
@@ -1243,7 +1355,8 @@ static void check(struct run *r, const char *when)
 		fmt_path(b + strlen(b), sizeof(b) - strlen(b), "/probe%lu",
 			 r->probe_base + i);
 		fmt_path(pr->path, sizeof(pr->path), "%s/%s", r->base, b);
-		hist_add(r, pr->path);
+		r->tick++;
+		hist_open(r, pr->path, 0);
 		fd = openat(r->basefd, b, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
 			    0644);
 		if (fd < 0)
@@ -1289,10 +1402,13 @@ static void check(struct run *r, const char *when)
 			 r->probe_base + i);
 		if (unlinkat(r->basefd, b, 0))
 			fs_fail(r, "unlink", b);
+		r->tick++;
+		hist_close(r, r->probes[i].path, 0);
 	}
 	if (l.n)
 		note(r, "rm probe*");
 	drain(r);
+	r->qtick = r->tick;
 out:
 	free(l.v);
 	free(r->probes);
@@ -1326,8 +1442,10 @@ static void cleanup(struct run *r)
 		free(r->pool[i]);
 	}
 	free(r->pool);
-	for (i = 0; (size_t)i < r->hcap; i++)
-		free(r->hist[i]);
+	for (i = 0; (size_t)i < r->hcap; i++) {
+		free(r->hist[i].path);
+		free(r->hist[i].v);
+	}
 	free(r->hist);
 	for (i = 0; i < r->nlog; i++)
 		free(r->log[i]);
