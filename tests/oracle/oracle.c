@@ -59,6 +59,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
@@ -70,6 +71,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "inofd.h"
@@ -80,6 +84,7 @@
 #define MAXPLAIN	4	/* plain watches alive at once */
 #define MAXREGS		64	/* registrations per seed */
 #define DRAIN_SECONDS	10	/* a drain that does not settle diverges */
+#define MAXMNT		2	/* -M: mounts active at once */
 
 /* ------------------------------------------------------------ PRNG */
 
@@ -180,6 +185,7 @@ struct run {
 	int basefd;
 	struct node *top, *a, *p, *out, *root;
 	struct rng g3;		/* ancestor renames: a stream of their own */
+	struct rng g4;		/* per-seed choices of -X -L -R -M */
 	struct node **pool;
 	int npool, cpool;
 	unsigned long uniq;
@@ -215,10 +221,56 @@ struct run {
 	bool failed;
 	int ntolerated;
 	char why[2048];
+
+	/* -M: mounts over directories of the tree (no nesting) */
+	struct mnt {
+		struct node *mp;	/* the mount point */
+		struct node **hidden;	/* what it covers */
+		int nhidden, chidden;
+		unsigned long ino;	/* the covered directory's */
+		char path[PATH_MAX];	/* as mounted (relative to BASE) */
+		bool bind, active;
+	} mnts[MAXMNT];
+	int nmnt;		/* active */
+	int mnt_made;
+	bool can_mount;
+	long watch_limit;	/* -L: max_user_watches set, or 0 */
+	long nofile;		/* -L: RLIMIT_NOFILE set, or 0 */
+	int root_form;		/* -R: 0 plain, else which form */
+	unsigned long last_seq;	/* -C */
+	bool have_seq;
+	bool xd_on;		/* -X: this seed uses exclude / max_depth */
+	int max_depth;
+	bool refused;		/* -L: watch_tree said EMFILE/ENOSPC */
+	bool limited;		/* -L: the library reported ENOSPC/EMFILE */
+	int maxdirs;		/* MAXDIRS, less under -L */
+	unsigned long excused;	/* -L: probes missing after a limit error */
+	struct rlimit old_nofile;
 };
 
 static void note(struct run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* generators and checks beyond the default ones (options -N -X -L -R -M -C) */
+#define F_NAMES		0x01u	/* -N: names from a small pool */
+#define F_XD		0x02u	/* -X: exclude patterns and max_depth */
+#define F_LIMITS	0x04u	/* -L: low RLIMIT_NOFILE, max_user_watches */
+#define F_ROOTF		0x08u	/* -R: roots given as /x/./y, /x/../x/y, /x/y/ */
+#define F_MOUNTS	0x10u	/* -M: bind and tmpfs mounts inside the tree */
+#define F_CONSUMER	0x20u	/* -C: event order and sequence numbers */
+static unsigned int feat;
+
+static const char *featargs(void)
+{
+	static char b[32];
+
+	snprintf(b, sizeof(b), "%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
+		 feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
+		 feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
+		 feat & F_CONSUMER ? " -C" : "");
+	return b[0] ? b + 1 : b;
+}
+static bool mounts_ok;		/* -M: this process may mount */
 
 /*
  * Divergence kinds: the word in brackets that starts every message.  -x
@@ -598,6 +650,36 @@ static struct node *child_named(const struct node *d, const char *name)
 	return NULL;
 }
 
+/* -M: the mount a directory's entries live on (0: BASE's file system) */
+static int mnt_of(const struct node *d)
+{
+	for (; d; d = d->parent)
+		if (d->mnt)
+			return d->mnt;
+	return 0;
+}
+
+static bool has_mount(const struct node *n)
+{
+	int i;
+
+	if (n->mnt)
+		return true;
+	for (i = 0; i < n->nkid; i++)
+		if (has_mount(n->kid[i]))
+			return true;
+	return false;
+}
+
+/* m may be renamed into directory to: no EXDEV, no EBUSY */
+static bool mount_ok(const struct run *r, const struct node *m,
+		     const struct node *to)
+{
+	if (!r->nmnt)
+		return true;
+	return !has_mount(m) && mnt_of(m->parent) == mnt_of(to);
+}
+
 static struct node *pick(struct run *r, struct node *top, bool dir,
 			 bool nottop)
 {
@@ -618,6 +700,49 @@ static struct node *pick(struct run *r, struct node *top, bool dir,
 static void fresh(struct run *r, char c, char *buf, size_t sz)
 {
 	snprintf(buf, sz, "%c%lu", c, ++r->uniq);
+}
+
+/*
+ * The name of a new entry of parent (or of one moved there).  Without -N
+ * and -X: a fresh one, never used before in this seed (no PRNG draw).
+ * -N: from a small pool (n0..n5 for files and directories, r0..r2 for the
+ * root, a0/a1 and p0/p1 for its ancestors), one not in use in parent, so
+ * that a name freed by a move or delete comes back at once.  -X: now and
+ * then a directory name the seed's exclude patterns match.
+ */
+static void name_for(struct run *r, struct rng *g, const struct node *parent,
+		     char c, char *buf, size_t sz)
+{
+	const char *pfx = "n";
+	unsigned int n = 6, k, i;
+
+	if ((feat & F_XD) && c == 'd') {
+		k = rnd(g, 6);
+		if (k == 0)
+			snprintf(buf, sz, ".git");
+		else if (k == 1 && (feat & F_NAMES))
+			snprintf(buf, sz, "n%u.tmp", rnd(g, 2));
+		else if (k == 1)
+			snprintf(buf, sz, "d%lu.tmp", ++r->uniq);
+		if (k <= 1 && !child_named(parent, buf))
+			return;
+	}
+	if (!(feat & F_NAMES) || c == 't') {
+		fresh(r, c, buf, sz);
+		return;
+	}
+	switch (c) {
+	case 'r': pfx = "r"; n = 3; break;
+	case 'a': pfx = "a"; n = 2; break;
+	case 'p': pfx = "p"; n = 2; break;
+	}
+	k = rnd(g, n);
+	for (i = 0; i < n; i++) {
+		snprintf(buf, sz, "%s%u", pfx, (k + i) % n);
+		if (!child_named(parent, buf))
+			return;
+	}
+	fresh(r, c, buf, sz);
 }
 
 /* ------------------------------------------------------------ events */
@@ -758,6 +883,10 @@ static void event(struct run *r, const struct inofd_event *ev)
 		r->errors++;
 		if (g->tree)
 			r->lost = true;
+		/* -L: the library said it hit a limit; see check() */
+		if (g->tree && (feat & F_LIMITS) && (ev->error == -ENOSPC ||
+		    ev->error == -EMFILE || ev->error == -ENFILE))
+			r->limited = true;
 		return;
 	}
 	if (ev->type == INOFD_EV_CHANGED) {
@@ -981,10 +1110,134 @@ static void move(struct run *r, struct node *m, struct node *to,
 	mark_moved(r, m);
 }
 
+/*
+ * -M: a tmpfs, or a bind mount of a fresh empty directory BASE/bsrc/bN,
+ * over a directory of the tree (not the root, not inside another mount,
+ * no plain watch at or below it).  In the model the directory's entries
+ * are put aside and it starts empty; the umount brings them back.
+ */
+static bool mount_op(struct run *r)
+{
+	char b[PATH_MAX], abs[PATH_MAX], src[PATH_MAX];
+	struct mnt *mt = NULL;
+	struct node *d;
+	int i;
+
+	if (!r->can_mount || r->nmnt >= MAXMNT)
+		return false;
+	d = pick(r, r->root, true, true);
+	if (!d || has_mount(d) || mnt_of(d))
+		return false;
+	for (i = 0; i < r->nregs; i++)
+		if (!r->regs[i].ended && !r->regs[i].tree && r->regs[i].dir &&
+		    below(r->regs[i].dir, d))
+			return false;
+	for (i = 0; i < MAXMNT; i++)
+		if (!r->mnts[i].active) {
+			mt = &r->mnts[i];
+			break;
+		}
+	mt->bind = rnd(&r->g, 2);
+	rel(d, b, sizeof(b));
+	absp(r, d, abs, sizeof(abs));
+	if (mt->bind) {
+		fmt_path(src, sizeof(src), "%s/bsrc/b%d", r->base, ++r->mnt_made);
+		if (mkdir(src, 0755))
+			fs_fail(r, "mkdir", src);
+		if (mount(src, abs, NULL, MS_BIND, NULL))
+			fs_fail(r, "mount --bind", abs);
+		note(r, "mount --bind bsrc/b%d %s", r->mnt_made, b);
+	} else {
+		if (mount("oracle", abs, "tmpfs", 0, "size=4m,mode=0755"))
+			fs_fail(r, "mount tmpfs", abs);
+		note(r, "mount -t tmpfs oracle %s", b);
+	}
+	r->tick++;
+	mt->active = true;
+	mt->mp = d;
+	snprintf(mt->path, sizeof(mt->path), "%s", b);
+	for (i = 0; i < d->nkid; i++)
+		unrecord(r, d->kid[i]);
+	free(mt->hidden);
+	mt->hidden = d->kid;
+	mt->nhidden = d->nkid;
+	mt->chidden = d->ckid;
+	d->kid = NULL;
+	d->nkid = d->ckid = 0;
+	mt->ino = d->ino;
+	set_ino(r, d, b);
+	d->mnt = (int)(mt - r->mnts) + 1;
+	r->nmnt++;
+	return true;
+}
+
+/* which: a mount's index, or -1 for a random active one */
+static bool umount_op(struct run *r, int which)
+{
+	struct mnt *mt;
+	struct node *d;
+	char b[PATH_MAX], abs[PATH_MAX];
+	int i, k;
+
+	if (!r->nmnt)
+		return false;
+	if (which < 0) {
+		k = rnd(&r->g, r->nmnt);
+		for (i = 0; i < MAXMNT; i++)
+			if (r->mnts[i].active && !k--)
+				which = i;
+	}
+	mt = &r->mnts[which];
+	d = mt->mp;
+	rel(d, b, sizeof(b));
+	absp(r, d, abs, sizeof(abs));
+	if (umount2(abs, 0)) {
+		if (errno != EBUSY || umount2(abs, MNT_DETACH))
+			fs_fail(r, "umount", abs);
+		note(r, "umount -l %s   # busy", b);
+	} else {
+		note(r, "umount %s", b);
+	}
+	r->tick++;
+	while (d->nkid) {
+		struct node *k2 = d->kid[d->nkid - 1];
+
+		unrecord(r, k2);
+		node_unlink(k2);
+	}
+	free(d->kid);
+	d->kid = mt->hidden;
+	d->nkid = mt->nhidden;
+	d->ckid = mt->chidden;
+	mt->hidden = NULL;
+	mt->nhidden = mt->chidden = 0;
+	for (i = 0; i < d->nkid; i++)
+		record(r, d->kid[i]);
+	d->ino = mt->ino;
+	d->mnt = 0;
+	mt->active = false;
+	mt->mp = NULL;
+	r->nmnt--;
+	return true;
+}
+
+static void umount_all(struct run *r)
+{
+	int i;
+
+	for (i = 0; i < MAXMNT; i++)
+		if (r->mnts[i].active)
+			umount_op(r, i);
+}
+
 enum op {
 	OP_MKDIR, OP_MKDIRP, OP_CREATE, OP_WRITE, OP_UNLINK, OP_RMDIR,
 	OP_RMR, OP_MVFILE, OP_MVDIR, OP_MVROOT, OP_MVOUT, OP_MVIN,
 	OP_OUTSIDE, OP_CLEANOUT, OP_FLOOD, OP_PLAIN_ADD, OP_PLAIN_RM,
+	/* -N */
+	OP_REMK, OP_SWAP, OP_ONTO, OP_MVNEW,
+	/* -M */
+	OP_MOUNT, OP_UMOUNT,
 	OP_N
 };
 
@@ -992,6 +1245,7 @@ static const char *const opname[OP_N] = {
 	"mkdir", "mkdirp", "create", "write", "unlink", "rmdir", "rmr",
 	"mvfile", "mvdir", "mvroot", "mvout", "mvin", "outside", "cleanout",
 	"flood", "plain", "plainrm",
+	"remk", "swap", "onto", "mvnew", "mount", "umount",
 };
 
 /* -D: operations (and "relroot", "batch", "interleave") left out */
@@ -1015,6 +1269,7 @@ static unsigned int weight[OP_N] = {
 	[OP_MVDIR] = 10, [OP_MVROOT] = 2, [OP_MVOUT] = 5, [OP_MVIN] = 5,
 	[OP_OUTSIDE] = 4, [OP_CLEANOUT] = 1, [OP_FLOOD] = 1,
 	[OP_PLAIN_ADD] = 2, [OP_PLAIN_RM] = 2,
+	/* the ops of -N and -M: 0 unless asked for (main) */
 };
 
 static int plain_alive(const struct run *r)
@@ -1093,21 +1348,21 @@ static bool do_op(struct run *r, enum op op)
 
 	switch (op) {
 	case OP_MKDIR:
-		if (ndirs >= MAXDIRS)
+		if (ndirs >= r->maxdirs)
 			return false;
 		d = pick(r, r->root, true, false);
-		fresh(r, 'd', nm, sizeof(nm));
+		name_for(r, &r->g, d, 'd', nm, sizeof(nm));
 		make_dir(r, d, nm, &m);
 		rel(m, b, sizeof(b));
 		note(r, "mkdir %s", b);
 		return true;
 	case OP_MKDIRP:
-		if (ndirs + 4 > MAXDIRS)
+		if (ndirs + 4 > r->maxdirs)
 			return false;
 		d = pick(r, r->root, true, false);
 		k = 2 + rnd(&r->g, 3);
 		for (i = 0; i < k; i++) {
-			fresh(r, 'd', nm, sizeof(nm));
+			name_for(r, &r->g, d, 'd', nm, sizeof(nm));
 			make_dir(r, d, nm, &d);
 		}
 		rel(d, b, sizeof(b));
@@ -1117,7 +1372,7 @@ static bool do_op(struct run *r, enum op op)
 		if (nfiles >= MAXFILES)
 			return false;
 		d = pick(r, r->root, true, false);
-		fresh(r, 'f', nm, sizeof(nm));
+		name_for(r, &r->g, d, 'f', nm, sizeof(nm));
 		make_file(r, d, nm, rnd(&r->g, 2));
 		rel(d, b, sizeof(b));
 		note(r, "touch %s/%s", b, nm);
@@ -1153,7 +1408,7 @@ static bool do_op(struct run *r, enum op op)
 				l.v[k++] = l.v[i];
 		m = k ? l.v[rnd(&r->g, k)] : NULL;
 		free(l.v);
-		if (!m)
+		if (!m || m->mnt)
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rmdir %s", b);
@@ -1162,7 +1417,7 @@ static bool do_op(struct run *r, enum op op)
 	}
 	case OP_RMR:
 		m = pick(r, r->root, true, true);
-		if (!m)
+		if (!m || has_mount(m))
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rm -r %s", b);
@@ -1173,7 +1428,9 @@ static bool do_op(struct run *r, enum op op)
 		if (!m)
 			return false;
 		to = pick(r, r->root, true, false);
-		fresh(r, 'f', nm, sizeof(nm));
+		name_for(r, &r->g, to, 'f', nm, sizeof(nm));
+		if (!mount_ok(r, m, to))
+			return false;
 		move(r, m, to, nm);
 		return true;
 	case OP_MVDIR: {
@@ -1188,12 +1445,14 @@ static bool do_op(struct run *r, enum op op)
 				l.v[k++] = l.v[i];
 		to = l.v[rnd(&r->g, k)];	/* the root is always there */
 		free(l.v);
-		fresh(r, 'd', nm, sizeof(nm));
+		name_for(r, &r->g, to, 'd', nm, sizeof(nm));
+		if (!mount_ok(r, m, to))
+			return false;
 		move(r, m, to, nm);
 		return true;
 	}
 	case OP_MVROOT:
-		fresh(r, 'r', nm, sizeof(nm));
+		name_for(r, &r->g, r->p, 'r', nm, sizeof(nm));
 		move(r, r->root, r->p, nm);
 		return true;
 	case OP_MVOUT:
@@ -1202,22 +1461,26 @@ static bool do_op(struct run *r, enum op op)
 		m = pick(r, r->root, true, true);
 		if (!m)
 			return false;
-		fresh(r, 'o', nm, sizeof(nm));
+		name_for(r, &r->g, r->out, 'o', nm, sizeof(nm));
+		if (!mount_ok(r, m, r->out))
+			return false;
 		move(r, m, r->out, nm);
 		return true;
 	case OP_MVIN:
 		m = pick(r, r->out, true, true);
-		if (!m || ndirs + count(m, true) > MAXDIRS)
+		if (!m || ndirs + count(m, true) > r->maxdirs)
 			return false;
 		to = pick(r, r->root, true, false);
-		fresh(r, 'd', nm, sizeof(nm));
+		name_for(r, &r->g, to, 'd', nm, sizeof(nm));
+		if (!mount_ok(r, m, to))
+			return false;
 		move(r, m, to, nm);
 		return true;
 	case OP_OUTSIDE:
 		d = pick(r, r->out, true, true);
 		if (!d)
 			return false;
-		fresh(r, 'x', nm, sizeof(nm));
+		name_for(r, &r->g, d, 'x', nm, sizeof(nm));
 		make_file(r, d, nm, true);
 		rel(d, b, sizeof(b));
 		note(r, "touch %s/%s   # outside the tree", b, nm);
@@ -1241,7 +1504,7 @@ static bool do_op(struct run *r, enum op op)
 		    r->nregs >= MAXREGS)
 			return false;
 		d = pick(r, r->root, true, true);
-		if (!d || d->plain >= 0)
+		if (!d || d->plain >= 0 || mnt_of(d))
 			return false;
 		g = &r->regs[r->nregs];
 		memset(g, 0, sizeof(*g));
@@ -1284,6 +1547,108 @@ static bool do_op(struct run *r, enum op op)
 				g->wd, inofd_strerror(ret));
 		return true;
 	}
+	case OP_REMK:
+		/* mv d away && mkdir d */
+		if (ndirs + 1 > r->maxdirs || count(r->out, true) - 1 >= MAXOUT)
+			return false;
+		m = pick(r, r->root, true, true);
+		if (!m)
+			return false;
+		d = m->parent;
+		snprintf(b, sizeof(b), "%s", m->name);
+		if (rnd(&r->g, 2)) {
+			to = r->out;
+		} else {
+			to = pick(r, r->root, true, false);
+			if (below(to, m))
+				return false;
+		}
+		if (!mount_ok(r, m, to))
+			return false;
+		name_for(r, &r->g, to, 'd', nm, sizeof(nm));
+		move(r, m, to, nm);
+		make_dir(r, d, b, &m);
+		rel(m, b, sizeof(b));
+		note(r, "mkdir %s   # the name just freed", b);
+		return true;
+	case OP_SWAP: {
+		/* mv root/d out/d && mv root/e root/d */
+		char old[32];
+
+		if (count(r->out, true) - 1 >= MAXOUT)
+			return false;
+		m = pick(r, r->root, true, true);
+		if (!m || !mount_ok(r, m, r->out))
+			return false;
+		d = m->parent;
+		snprintf(old, sizeof(old), "%s", m->name);
+		if (child_named(r->out, old))
+			name_for(r, &r->g, r->out, 'o', nm, sizeof(nm));
+		else
+			snprintf(nm, sizeof(nm), "%s", old);
+		to = pick(r, r->root, rnd(&r->g, 2), true);
+		if (!to || to == m || below(to, m) || below(d, to) ||
+		    !mount_ok(r, to, d))
+			return false;
+		move(r, m, r->out, nm);
+		move(r, to, d, old);
+		return true;
+	}
+	case OP_ONTO: {
+		/*
+		 * rename onto an existing empty directory (or file), the
+		 * source new in its parent, which is then moved out of the
+		 * tree: all before one read when the step batches.
+		 */
+		struct node *src, *victim;
+
+		if (rnd(&r->g, 3) == 0) {
+			m = pick(r, r->root, false, false);
+			victim = pick(r, r->root, false, false);
+			if (!m || !victim || m == victim ||
+			    !mount_ok(r, m, victim->parent))
+				return false;
+			move(r, m, victim->parent, victim->name);
+			return true;
+		}
+		if (ndirs + 1 > r->maxdirs || count(r->out, true) - 1 >= MAXOUT)
+			return false;
+		d = pick(r, r->root, true, true);	/* the source's parent */
+		victim = pick(r, r->root, true, true);
+		if (!d || !victim || victim->nkid || victim->mnt ||
+		    below(d, victim) || !mount_ok(r, d, r->out) ||
+		    mnt_of(d) != mnt_of(victim->parent))
+			return false;
+		name_for(r, &r->g, d, 'd', nm, sizeof(nm));
+		make_dir(r, d, nm, &src);
+		rel(src, b, sizeof(b));
+		note(r, "mkdir %s", b);
+		move(r, src, victim->parent, victim->name);
+		if (rnd(&r->g, 4)) {
+			name_for(r, &r->g, r->out, 'o', nm, sizeof(nm));
+			move(r, d, r->out, nm);
+		}
+		return true;
+	}
+	case OP_MVNEW:
+		/* mkdir x && mv y x/y */
+		if (ndirs + 1 > r->maxdirs)
+			return false;
+		d = pick(r, r->root, true, false);
+		m = pick(r, r->root, rnd(&r->g, 2), true);
+		if (!m || below(d, m) || !mount_ok(r, m, d))
+			return false;
+		name_for(r, &r->g, d, 'd', nm, sizeof(nm));
+		make_dir(r, d, nm, &to);
+		rel(to, b, sizeof(b));
+		note(r, "mkdir %s", b);
+		snprintf(nm, sizeof(nm), "%s", m->name);
+		move(r, m, to, nm);
+		return true;
+	case OP_MOUNT:
+		return mount_op(r);
+	case OP_UMOUNT:
+		return umount_op(r, -1);
 	default:
 		return false;
 	}
@@ -1309,6 +1674,46 @@ static void random_op(struct run *r)
 }
 
 /* ------------------------------------------------------------ checks */
+
+/* -X: the seed's exclude patterns and max_depth (0: none) */
+static const char *const xd_exclude[] = { ".git", "*.tmp", NULL };
+
+static bool excluded_name(const char *name)
+{
+	int i;
+
+	for (i = 0; xd_exclude[i]; i++)
+		if (!fnmatch(xd_exclude[i], name, 0))
+			return true;
+	return false;
+}
+
+/* d, a directory of the tree, should be watched by it */
+static bool watched(const struct run *r, const struct node *d)
+{
+	int depth = 0;
+
+	if (!r->xd_on)
+		return true;
+	for (; d && d != r->root; d = d->parent, depth++)
+		if (excluded_name(d->name))
+			return false;
+	return !r->max_depth || depth <= r->max_depth;
+}
+
+static int count_watched(struct run *r)
+{
+	struct list l = { 0 };
+	int i, c = 0;
+
+	if (!r->root)
+		return 0;
+	collect(r->root, true, false, &l);
+	for (i = 0; i < l.n; i++)
+		c += watched(r, l.v[i]);
+	free(l.v);
+	return c;
+}
 
 static void check(struct run *r, const char *when)
 {
@@ -1349,7 +1754,8 @@ static void check(struct run *r, const char *when)
 		int fd;
 
 		pr->dir = l.v[i];
-		pr->want_tree = in_tree(r, l.v[i]) && !r->regs[0].ended;
+		pr->want_tree = in_tree(r, l.v[i]) && watched(r, l.v[i]) &&
+				!r->regs[0].ended;
 		pr->want_plain = l.v[i]->plain;
 		rel(l.v[i], b, sizeof(b));
 		fmt_path(b + strlen(b), sizeof(b) - strlen(b), "/probe%lu",
@@ -1369,6 +1775,15 @@ static void check(struct run *r, const char *when)
 	for (i = 0; i < l.n && !r->failed; i++) {
 		struct probe *pr = &r->probes[i];
 
+		/*
+		 * -L: after the library reported ENOSPC or EMFILE for the
+		 * tree, a missing event is what it announced (and counted):
+		 * only extra or wrong ones diverge.
+		 */
+		if (r->limited && pr->n_tree < pr->want_tree) {
+			r->excused++;
+			pr->want_tree = pr->n_tree;
+		}
 		if (pr->n_tree != pr->want_tree || pr->n_other ||
 		    pr->n_plain != (pr->want_plain >= 0)) {
 			diverge(r, "[probe-%s] %s: %d event(s) with the tree's data (want %d), %d with its plain watch's (want %d), %d with other data",
@@ -1386,8 +1801,10 @@ static void check(struct run *r, const char *when)
 	if (r->failed)
 		goto out;
 
-	want = count(r->root, true);
-	if (r->root && !r->lost && !plain_alive(r) && !r->regs[0].ended) {
+	want = count_watched(r);
+	/* with a mount active, the covered directories' watches are moot */
+	if (r->root && !r->lost && !plain_alive(r) && !r->regs[0].ended &&
+	    !r->nmnt && !r->limited) {
 		int c = inofd_watch_count(r->in);
 
 		if (c != want)
@@ -1416,6 +1833,182 @@ out:
 	r->nprobes = 0;
 }
 
+struct conf {
+	int nops;
+	long qset;		/* -q: lower max_queued_events (root) */
+	bool verbose;
+};
+
+/* ------------------------------------------------------------ -X -L -M setup */
+
+static int watch_tree(struct run *r, int dirfd, const char *path)
+{
+	struct inofd_tree_opts to;
+
+	if (!r->xd_on)
+		return inofd_watch_tree(r->in, dirfd, path, r->mask, 0,
+					&r->regs[0].tag);
+	memset(&to, 0, sizeof(to));
+	to.sz = sizeof(to);
+	to.exclude = xd_exclude;
+	to.max_depth = r->max_depth;
+	return inofd_watch_tree_opts(r->in, dirfd, path, r->mask, 0,
+				     &r->regs[0].tag, &to);
+}
+
+/*
+ * -L: where max_user_watches is set.  In a user namespace of our own
+ * (/proc/sys/user/max_inotify_watches is per namespace, and the limit of
+ * every ancestor namespace holds too) when one can be made: nothing else
+ * on the machine is affected.  In the guest as root: the global sysctl,
+ * restored after each seed.
+ */
+static const char *watch_limit_file;
+static long watch_limit_old = -1;
+static bool in_userns;
+static unsigned long skipped_limits, skipped_mounts, refusals;
+
+static long read_long(const char *f)
+{
+	FILE *fp = fopen(f, "r");
+	long v = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%ld", &v) != 1)
+			v = -1;
+		fclose(fp);
+	}
+	return v;
+}
+
+static int write_str(const char *f, const char *s)
+{
+	int fd = open(f, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int write_long(const char *f, long v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%ld\n", v);
+	return write_str(f, b);
+}
+
+/* a user namespace mapping our own uid and gid only */
+static bool enter_userns(void)
+{
+	char b[64];
+	uid_t u = geteuid();
+	gid_t g = getegid();
+
+	if (in_userns)
+		return true;
+	if (unshare(CLONE_NEWUSER))
+		return false;
+	snprintf(b, sizeof(b), "%u %u 1\n", u, u);
+	if (write_str("/proc/self/uid_map", b))
+		die("uid_map");
+	if (write_str("/proc/self/setgroups", "deny\n") && errno != ENOENT)
+		die("setgroups");
+	snprintf(b, sizeof(b), "%u %u 1\n", g, g);
+	if (write_str("/proc/self/gid_map", b))
+		die("gid_map");
+	in_userns = true;
+	return true;
+}
+
+/* once per process, before any instance exists */
+static void features_setup(void)
+{
+	bool guest_root = geteuid() == 0 && getenv("REQUIRE_INOTIFY_WATCH");
+
+	if (feat & F_LIMITS) {
+		if (guest_root) {
+			watch_limit_file = "/proc/sys/fs/inotify/max_user_watches";
+		} else if (enter_userns()) {
+			watch_limit_file = "/proc/sys/user/max_inotify_watches";
+		}
+		if (watch_limit_file)
+			watch_limit_old = read_long(watch_limit_file);
+		if (watch_limit_old <= 0)
+			watch_limit_file = NULL;
+	}
+	if (feat & F_MOUNTS) {
+		/* root: a mount namespace of our own; else in a user one */
+		if (geteuid() != 0 && !in_userns && !enter_userns())
+			return;
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			return;
+		mounts_ok = true;
+	}
+}
+
+/* the RLIMIT_NOFILE that leaves exactly k descriptors free */
+static long nofile_for(int k)
+{
+	int i;
+
+	for (i = 0; k; i++)
+		if (fcntl(i, F_GETFD) < 0)
+			k--;
+	return i;
+}
+
+/* -L: just before inofd_watch_tree() */
+static void limits_set(struct run *r, const struct conf *cf)
+{
+	struct rlimit rl;
+
+	(void)cf;
+	if (!(feat & F_LIMITS))
+		return;
+	if (watch_limit_file) {
+		/*
+		 * Room for the tree as it is and its plain watches, and for
+		 * 0..6 more (the root's ancestors up to / are 6: the chain
+		 * may not fit).  The tree then grows no further than what
+		 * fits without the ancestors.
+		 */
+		int d = count(r->root, true), pl = plain_alive(r);
+
+		r->watch_limit = d + pl + rnd(&r->g4, 7);
+		r->maxdirs = r->watch_limit - MAXPLAIN - 1;
+		if (r->maxdirs > MAXDIRS)
+			r->maxdirs = MAXDIRS;
+		if (write_long(watch_limit_file, r->watch_limit))
+			die("set max_user_watches");
+		note(r, "# max_user_watches %ld (%s)", r->watch_limit,
+		     watch_limit_file);
+	} else {
+		skipped_limits++;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &r->old_nofile))
+		die("getrlimit");
+	rl = r->old_nofile;
+	r->nofile = nofile_for(3 + rnd(&r->g4, 5));
+	rl.rlim_cur = r->nofile;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit");
+	note(r, "ulimit -n %ld", r->nofile);
+}
+
+static void limits_restore(struct run *r)
+{
+	if (r->watch_limit && write_long(watch_limit_file, watch_limit_old))
+		die("restore max_user_watches");
+	r->watch_limit = 0;
+	if (r->nofile && setrlimit(RLIMIT_NOFILE, &r->old_nofile))
+		die("restore RLIMIT_NOFILE");
+	r->nofile = 0;
+}
+
 /* ------------------------------------------------------------ one seed */
 
 static int rm_cb(const char *p, const struct stat *st, int flag,
@@ -1433,6 +2026,16 @@ static void cleanup(struct run *r)
 	if (r->in)
 		inofd_free(r->in);
 	r->in = NULL;
+	for (i = 0; i < MAXMNT; i++)
+		if (r->mnts[i].active) {
+			char b[PATH_MAX];
+
+			absp(r, r->mnts[i].mp, b, sizeof(b));
+			if (umount2(b, MNT_DETACH))
+				perror("oracle: umount");
+		}
+	for (i = 0; i < MAXMNT; i++)
+		free(r->mnts[i].hidden);
 	if (r->basefd >= 0)
 		close(r->basefd);
 	if (r->base[0])
@@ -1476,11 +2079,6 @@ static int sysctl_set(long v)
 	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-struct conf {
-	int nops;
-	long qset;		/* -q: lower max_queued_events (root) */
-	bool verbose;
-};
 
 /* 0 pass, 1 divergence */
 static int run_seed(uint64_t seed, int backend_flag, const char *bname,
@@ -1496,6 +2094,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	int i, k, wd, ret, endmode;
 
 	r->seed = seed;
+	r->maxdirs = MAXDIRS;
 	r->nops = cf->nops;
 	r->backend_flag = backend_flag;
 	r->backend_name = bname;
@@ -1504,6 +2103,16 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	rng_seed(&r->g, seed);
 	rng_seed(&g2, seed ^ 0x5eedull << 32);
 	rng_seed(&r->g3, seed ^ 0xa11ceull << 32);
+	rng_seed(&r->g4, seed ^ 0xfea7ull << 32);
+	if (feat & F_XD) {
+		r->xd_on = rnd(&r->g4, 4) != 0;
+		r->max_depth = rnd(&r->g4, 4);
+	}
+	if (feat & F_ROOTF)
+		r->root_form = 1 + rnd(&r->g4, 4);
+	r->can_mount = (feat & F_MOUNTS) && mounts_ok;
+	if ((feat & F_MOUNTS) && !mounts_ok)
+		skipped_mounts++;
 
 	/* per-seed choices, all from the PRNG */
 	r->mask = IN_CREATE | IN_DELETE | IN_MOVE | IN_CLOSE_WRITE |
@@ -1541,6 +2150,11 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	make_dir(r, r->top, "a", &r->a);
 	make_dir(r, r->a, "p", &r->p);
 	make_dir(r, r->top, "out", &r->out);
+	if (r->can_mount) {
+		fmt_path(b, sizeof(b), "%s/bsrc", r->base);
+		if (mkdir(b, 0755))
+			die(b);
+	}
 	fresh(r, 't', nm, sizeof(nm));
 	make_dir(r, r->p, nm, &r->root);
 	note(r, "# seed %llu, %d ops, backend %s, mask 0x%x, root %s, plain watches %s",
@@ -1549,9 +2163,13 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	     "relative to a dirfd" : "relative to the cwd",
 	     r->use_plain ? "on" : "off");
 	note(r, "cd BASE; mkdir -p a/p out a/p/%s", nm);
+	if (feat & (F_XD | F_ROOTF | F_MOUNTS | F_LIMITS))
+		note(r, "# -X %s (max_depth %d, exclude .git *.tmp), -R form %d, -M %s",
+		     r->xd_on ? "on" : "off", r->max_depth, r->root_form,
+		     r->can_mount ? "on" : (feat & F_MOUNTS) ? "skipped" : "off");
 
-	/* something to walk first */
-	k = rnd(&r->g, 6);
+	/* something to walk first (-L: a tree of some size) */
+	k = rnd(&r->g, 6) + (feat & F_LIMITS ? 16 : 0);
 	for (i = 0; i < k; i++)
 		do_op(r, rnd(&r->g, 2) ? OP_MKDIR : OP_CREATE);
 	if (rnd(&r->g, 2))
@@ -1604,6 +2222,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	r->regs[0].tree = true;
 	r->regs[0].dir = r->root;
 	absp(r, r->root, r->regs[0].path, sizeof(r->regs[0].path));
+	limits_set(r, cf);
 	if (r->rootmode == 1) {
 		char pp[PATH_MAX];
 		int pfd;
@@ -1612,24 +2231,45 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		pfd = open(pp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (pfd < 0)
 			die(pp);
-		wd = inofd_watch_tree(r->in, pfd, r->root->name, r->mask, 0,
-				      &r->regs[0].tag);
+		wd = watch_tree(r, pfd, r->root->name);
 		close(pfd);
 		note(r, "watch_tree dirfd(p) %s   # wd %d", r->root->name, wd);
 	} else if (r->rootmode == 2) {
 		if (chdir(r->base))
 			die("chdir");
-		wd = inofd_watch_tree(r->in, AT_FDCWD, r->regs[0].path +
-				      strlen(r->base) + 1, r->mask, 0,
-				      &r->regs[0].tag);
+		wd = watch_tree(r, AT_FDCWD, r->regs[0].path +
+				strlen(r->base) + 1);
 		if (chdir("/"))
 			die("chdir /");
 		note(r, "cd BASE; watch_tree a/p/%s; cd /   # wd %d",
 		     r->root->name, wd);
+	} else if (r->root_form) {
+		char pp[PATH_MAX];
+		static const char *const fm[] = { "",
+			"%s/a/p/./%s", "%s/a/../a/p/%s", "%s/a/p/%s/",
+			"%s/./a//p/%s/." };
+		/* a and p are still called a and p here */
+		fmt_path(pp, sizeof(pp), fm[r->root_form], r->base,
+			 r->root->name);
+		wd = watch_tree(r, AT_FDCWD, pp);
+		note(r, "watch_tree %s   # wd %d (-R: root form %d)", pp, wd,
+		     r->root_form);
 	} else {
-		wd = inofd_watch_tree(r->in, AT_FDCWD, r->regs[0].path, r->mask,
-				      0, &r->regs[0].tag);
+		wd = watch_tree(r, AT_FDCWD, r->regs[0].path);
 		note(r, "watch_tree BASE/a/p/%s   # wd %d", r->root->name, wd);
+	}
+	if (wd < 0 && r->nofile && (wd == -EMFILE || wd == -ENFILE)) {
+		/* a clear refusal is allowed; counted, not a pass */
+		note(r, "# watch_tree refused under RLIMIT_NOFILE %ld: %s",
+		     r->nofile, inofd_strerror(wd));
+		r->refused = true;
+		goto done;
+	}
+	if (wd < 0 && r->watch_limit && wd == -ENOSPC) {
+		note(r, "# watch_tree refused under max_user_watches %ld: %s",
+		     r->watch_limit, inofd_strerror(wd));
+		r->refused = true;
+		goto done;
 	}
 	if (wd < 0) {
 		diverge(r, "[api] inofd_watch_tree: %s", inofd_strerror(wd));
@@ -1662,7 +2302,8 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 			    rnd(&r->g3, 24) == 0) {
 				struct node *n = rnd(&r->g3, 2) ? r->a : r->p;
 
-				fresh(r, n == r->a ? 'a' : 'p', nm, sizeof(nm));
+				name_for(r, &r->g3, n->parent, n == r->a ? 'a' : 'p',
+					 nm, sizeof(nm));
 				move(r, n, n->parent, nm);
 			}
 			if (!batch && !r->failed)
@@ -1675,6 +2316,12 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		goto done;
 
 	/* the end: every registration goes, each with one IN_IGNORED */
+	if (r->nmnt) {
+		umount_all(r);
+		check(r, "after umount");
+		if (r->failed)
+			goto done;
+	}
 	if (endmode) {
 		rel(r->root, b, sizeof(b));
 		note(r, "rm -r %s   # the whole tree", b);
@@ -1710,22 +2357,28 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 			ret);
 
 done:
+	limits_restore(r);
+	if (r->refused)
+		refusals++;
 	if (r->failed) {
 		printf("FAIL seed %llu (%s): after op %d of %d: %s\n",
 		       (unsigned long long)seed, bname, r->op, r->nops, r->why);
-		printf("  replay: make oracle ORACLE_SEED=%llu ORACLE_OPS=%d   (or oracle -s %llu -n %d -B %s -v)\n",
-		       (unsigned long long)seed, r->nops,
-		       (unsigned long long)seed, r->nops, bname);
+		printf("  replay: make oracle ORACLE_SEED=%llu ORACLE_OPS=%d ORACLE_ARGS='%s'   (or oracle -s %llu -n %d -B %s %s -v)\n",
+		       (unsigned long long)seed, r->nops, featargs(),
+		       (unsigned long long)seed, r->nops, bname, featargs());
 		printf("  BASE=%s; errors reported %d, rescans %d\n", r->base,
 		       r->errors, r->rescans);
 		for (i = 0; i < r->nlog; i++)
 			printf("    %s\n", r->log[i]);
 	} else {
-		printf("ok seed %llu (%s): %d ops, %d errors, %d rescans%s%s\n",
+		printf("ok seed %llu (%s): %d ops, %d errors, %d rescans%s%s%s%s\n",
 		       (unsigned long long)seed, bname, r->nops, r->errors,
 		       r->rescans,
 		       r->stale_flagged ? ", paths flagged stale after a loss" : "",
-		       r->ntolerated ? ", divergences tolerated (-x)" : "");
+		       r->ntolerated ? ", divergences tolerated (-x)" : "",
+		       r->refused ? ", watch_tree refused under -L (not a pass of the run)" :
+		       r->limited ? ", a limit reported by the library (-L)" : "",
+		       (feat & F_MOUNTS) && !r->can_mount ? ", mounts SKIPPED" : "");
 	}
 	fflush(stdout);
 	ret = r->failed;
@@ -1752,7 +2405,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMC")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -1787,14 +2440,43 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			disabled = optarg;
-			for (c = 0; c < OP_N; c++)
-				if (is_disabled(opname[c]))
-					weight[c] = 0;
+			break;
+		case 'N':
+			feat |= F_NAMES;
+			break;
+		case 'X':
+			feat |= F_XD;
+			break;
+		case 'L':
+			feat |= F_LIMITS;
+			break;
+		case 'R':
+			feat |= F_ROOTF;
+			break;
+		case 'M':
+			feat |= F_MOUNTS;
+			break;
+		case 'C':
+			feat |= F_CONSUMER;
 			break;
 		default:
 			usage();
 		}
 	}
+	if (feat & F_NAMES) {
+		weight[OP_REMK] = 4;
+		weight[OP_SWAP] = 3;
+		weight[OP_ONTO] = 4;
+		weight[OP_MVNEW] = 3;
+	}
+	if (feat & F_MOUNTS) {
+		weight[OP_MOUNT] = 3;
+		weight[OP_UMOUNT] = 2;
+	}
+	for (c = 0; c < OP_N; c++)
+		if (is_disabled(opname[c]))
+			weight[c] = 0;
+	features_setup();
 	if (optind != argc || cf.nops < 0 ||
 	    (strcmp(be, "auto") && strcmp(be, "kernel") &&
 	     strcmp(be, "procfd") && strcmp(be, "both")))
@@ -1813,10 +2495,25 @@ int main(int argc, char **argv)
 			fails += run_seed(s, 0, "auto", &cf);
 		seeds++;
 	}
-	printf("oracle: %llu seed(s) x %d ops, backend %s: %llu failing run(s)\n",
-	       seeds, cf.nops, be, fails);
+	printf("oracle: %llu seed(s) x %d ops, backend %s%s%s%s%s%s%s: %llu failing run(s)\n",
+	       seeds, cf.nops, be, feat & F_NAMES ? " -N" : "",
+	       feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
+	       feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
+	       feat & F_CONSUMER ? " -C" : "", fails);
+	if (skipped_mounts)
+		printf("oracle: SKIPPED the mounts of -M in %lu run(s): cannot mount here (no root, no user namespace)\n",
+		       skipped_mounts);
+	if (skipped_limits)
+		printf("oracle: SKIPPED max_user_watches of -L in %lu run(s): no user namespace (RLIMIT_NOFILE still applied)\n",
+		       skipped_limits);
+	if (refusals)
+		printf("oracle: %lu run(s) ended early: watch_tree refused under -L (EMFILE/ENOSPC)\n",
+		       refusals);
 	for (c = 0; c < 32 && kinds[c].kind[0]; c++)
 		printf("oracle:   %-16s %lu%s\n", kinds[c].kind, kinds[c].n,
 		       tolerated(kinds[c].kind) ? " (tolerated)" : "");
+	if (!fails && (feat & F_MOUNTS) && skipped_mounts == seeds *
+	    (strcmp(be, "both") ? 1 : 2))
+		return 4;	/* kselftest's skip: nothing of -M ran */
 	return fails ? 1 : 0;
 }
