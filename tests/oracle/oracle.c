@@ -823,6 +823,121 @@ static void check_path(struct run *r, const struct inofd_event *ev,
 	}
 }
 
+/*
+ * -C, the consumer's view.  Each event on a path is given the earliest
+ * and latest tick it can be about: a creation or arrival (IN_CREATE,
+ * IN_MOVED_TO, MOVE_IN, a RENAME's path) is when some object started
+ * holding the path, a removal or departure (IN_DELETE, IN_MOVED_FROM,
+ * MOVE_OUT, a RENAME's from_path) when one stopped, anything else any
+ * time one held it; only stretches since the last quiescent point count.
+ * An event whose latest tick is before the earliest tick of an earlier
+ * event on the same path arrived out of order (CREATE root/a, then the
+ * MOVE_OUT of the root/a that left before it was made).  Synthetic
+ * events (scans) and the stretch after a loss are not held to it.
+ */
+enum { ORD_ANY, ORD_START, ORD_END };
+
+static void order_check(struct run *r, const struct inofd_event *ev,
+			const char *path, int cls)
+{
+	struct hent *h;
+	long lo = LONG_MAX, hi = -1, t;
+	char d[PATH_MAX * 3];
+	int i;
+
+	if (!(feat & F_CONSUMER) || !path || (ev->flags & INOFD_EVF_SYNTHETIC))
+		return;
+	h = hist_find(r, path, false);
+	for (i = 0; h && i < h->n; i++) {
+		const struct ivl *v = &h->v[i];
+
+		if (v->e < r->qtick)
+			continue;
+		if (cls == ORD_START) {
+			if (v->s < r->qtick)
+				continue;
+			t = v->s;
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		} else if (cls == ORD_END) {
+			if (v->e == OPEN_END)
+				continue;
+			t = v->e;
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		} else {
+			t = v->s > r->qtick ? v->s : r->qtick;
+			lo = t < lo ? t : lo;
+			hi = v->e > hi ? v->e : hi;
+		}
+	}
+	if (hi < 0)
+		return;
+	if (h->order_epoch == r->order_epoch + 1 && hi < h->order_lo) {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[order] %s of %s is about tick %ld at the latest, after an event on that path about tick %ld or later: %s",
+			cls == ORD_START ? "an arrival" : cls == ORD_END ?
+			"a departure" : "an event", path, hi, h->order_lo, d);
+		return;
+	}
+	if (h->order_epoch != r->order_epoch + 1) {
+		h->order_epoch = r->order_epoch + 1;
+		h->order_lo = lo;
+	} else if (lo > h->order_lo) {
+		h->order_lo = lo;
+	}
+}
+
+/* the class of ev's path (from: its from_path) for order_check() */
+static int order_class(const struct inofd_event *ev, bool from)
+{
+	switch (ev->type) {
+	case INOFD_EV_RENAME:
+		return from ? ORD_END : ORD_START;
+	case INOFD_EV_MOVE_IN:
+		return ORD_START;
+	case INOFD_EV_MOVE_OUT:
+		return ORD_END;
+	case INOFD_EV_INOTIFY:
+		if (!ev->name)
+			return ORD_ANY;
+		if (ev->mask & (IN_CREATE | IN_MOVED_TO))
+			return ORD_START;
+		if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
+			return ORD_END;
+		return ORD_ANY;
+	}
+	return ORD_ANY;
+}
+
+#ifdef ORACLE_HAVE_INO
+/* the event's inode: the path named that object in the window */
+static void ino_check(struct run *r, const struct inofd_event *ev,
+		      const char *path, struct reg *g)
+{
+	struct hent *h;
+	char d[PATH_MAX * 3];
+	int i;
+
+	if (!path || !ev->ino || (g && !g->tree && g->moved))
+		return;
+	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH))
+		return;
+	h = hist_find(r, path, false);
+	for (i = 0; h && i < h->n; i++) {
+		const struct ivl *v = &h->v[i];
+
+		if (v->e < r->qtick)
+			continue;
+		if (!v->obj || r->pool[v->obj - 1]->ino == ev->ino)
+			return;
+	}
+	describe(r, ev, d, sizeof(d));
+	diverge(r, "[ino] %s never named inode %lu since the last quiescent point: %s",
+		path, (unsigned long)ev->ino, d);
+}
+#endif
+
 static void probe_event(struct run *r, const struct inofd_event *ev)
 {
 	unsigned long k;
@@ -866,7 +981,20 @@ static void event(struct run *r, const struct inofd_event *ev)
 		diverge(r, "[type] unknown event type %d", ev->type);
 		return;
 	}
+#ifdef ORACLE_HAVE_SEQ
+	/* -C: every event's sequence number is above the one before */
+	if ((feat & F_CONSUMER) && r->have_seq && ev->seq <= r->last_seq) {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[seq] sequence number %llu after %llu: %s",
+			(unsigned long long)ev->seq,
+			(unsigned long long)r->last_seq, d);
+		return;
+	}
+	r->have_seq = true;
+	r->last_seq = ev->seq;
+#endif
 	if (ev->type == INOFD_EV_RESCAN) {
+		r->order_epoch++;
 		r->rescans++;
 		note(r, "# lib: RESCAN");
 		return;
@@ -880,6 +1008,7 @@ static void event(struct run *r, const struct inofd_event *ev)
 	if (ev->type == INOFD_EV_ERROR) {
 		describe(r, ev, d, sizeof(d));
 		note(r, "# lib: %s", d);
+		r->order_epoch++;
 		r->errors++;
 		if (g->tree)
 			r->lost = true;
@@ -917,6 +1046,17 @@ static void event(struct run *r, const struct inofd_event *ev)
 	if (ev->type == INOFD_EV_RENAME)
 		check_path(r, ev, ev->from_path, ev->from_name,
 			   reg_of(r, ev->from_data), "from_path");
+	if (!(g->tree && (ev->flags & INOFD_EVF_STALE_PATH)) &&
+	    !(!g->tree && g->moved)) {
+		order_check(r, ev, ev->path, order_class(ev, false));
+		if (ev->type == INOFD_EV_RENAME)
+			order_check(r, ev, ev->from_path, order_class(ev, true));
+	}
+#ifdef ORACLE_HAVE_INO
+	ino_check(r, ev, ev->path, g);
+	if (ev->type == INOFD_EV_RENAME)
+		ino_check(r, ev, ev->from_path, reg_of(r, ev->from_data));
+#endif
 	if (ev->mask & IN_IGNORED) {
 		describe(r, ev, d, sizeof(d));
 		if (ev->wd != g->wd) {
