@@ -2603,6 +2603,17 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	/*
+	 * ORACLE_FEATURES=NXLRMC (letters of the options) adds features: the
+	 * guest takes it from the kernel command line (oracle_features=M).
+	 */
+	if (getenv("ORACLE_FEATURES")) {
+		const char *e = getenv("ORACLE_FEATURES");
+
+		feat |= (strchr(e, 'N') ? F_NAMES : 0) | (strchr(e, 'X') ? F_XD : 0) |
+			(strchr(e, 'L') ? F_LIMITS : 0) | (strchr(e, 'R') ? F_ROOTF : 0) |
+			(strchr(e, 'M') ? F_MOUNTS : 0) | (strchr(e, 'C') ? F_CONSUMER : 0);
+	}
 	if (feat & F_NAMES) {
 		weight[OP_REMK] = 4;
 		weight[OP_SWAP] = 3;
