@@ -2605,10 +2605,12 @@ int main(int argc, char **argv)
 	}
 	/*
 	 * ORACLE_FEATURES=NXLRMC (letters of the options) adds features: the
-	 * guest takes it from the kernel command line (oracle_features=M).
+	 * guest takes it from the kernel command line (oracle_features=M,
+	 * which the kernel gives /init as an environment variable).
 	 */
-	if (getenv("ORACLE_FEATURES")) {
-		const char *e = getenv("ORACLE_FEATURES");
+	if (getenv("ORACLE_FEATURES") || getenv("oracle_features")) {
+		const char *e = getenv("ORACLE_FEATURES") ?
+				getenv("ORACLE_FEATURES") : getenv("oracle_features");
 
 		feat |= (strchr(e, 'N') ? F_NAMES : 0) | (strchr(e, 'X') ? F_XD : 0) |
 			(strchr(e, 'L') ? F_LIMITS : 0) | (strchr(e, 'R') ? F_ROOTF : 0) |
