@@ -27,8 +27,9 @@
  *   - inofd_watch_count() equals the number of real directories in the
  *     tree, when no loss was reported and no plain watch is alive.
  * Throughout, every event is checked: a non-NULL path (and from_path) must
- * be a path that existed at some time (every name the test creates is
- * unique, so a stale or made-up path is caught), unless the event is a
+ * be a path that named some object of the model since the last quiescent
+ * point (a history of which object held which path from which tick to
+ * which, so a stale path is caught even when its name came back), unless the event is a
  * tree's flagged INOFD_EVF_STALE_PATH after a loss the library reported
  * since the last check (a rename above the root lost in an overflow:
  * where it fell is unknowable); path must end in name;
@@ -37,7 +38,7 @@
  * with its data, and only once the registration has ended.
  *
  * usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SEC] [-n OPS] [-B auto|kernel|procfd|both]
- *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v]
+ *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v] [-NXLRMC]
  *   -s SEED   run one seed;  -c COUNT  run seeds FIRST..FIRST+COUNT-1
  *   -q N      root only: lower fs.inotify.max_queued_events to N for the
  *             instance this test creates (restored right after); use it in
@@ -51,6 +52,13 @@
  *             always absolute; batch / interleave: no steps of that kind): to
  *             narrow a divergence down to a finding
  *   -v        trace every operation and event on stderr
+ *   -N        names from a small pool, reused at once (+ ops remk swap onto mvnew)
+ *   -X        exclude patterns and max_depth, names crossing them
+ *   -L        low RLIMIT_NOFILE and max_user_watches
+ *   -R        roots given as /x/./y, /x/../x/y, /x/y/
+ *   -M        tmpfs and bind mounts over directories of the tree (ops mount umount)
+ *   -C        consumer checks: order of events on a path, sequence numbers
+ *   (ORACLE_FEATURES=NXLRMC in the environment adds the same; see README)
  * Every seed runs even when one fails; the exit status says if any did.
  * Exit: 0 every seed passed, 1 a divergence, 2 usage or setup error.
  */
@@ -2532,7 +2540,9 @@ done:
 static void usage(void)
 {
 	fprintf(stderr, "usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SECONDS] [-n OPS]\n"
-		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n");
+		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n"
+		"              [-N names reused] [-X exclude/max_depth] [-L limits] [-R root forms]\n"
+		"              [-M mounts] [-C consumer checks]   (tests/oracle/README)\n");
 	exit(2);
 }
 
