@@ -86,6 +86,16 @@
 
 #include "inofd.h"
 
+/* 0.3 (issue 17): events carry seq, ino and dev; -C checks them */
+#if INOFD_VERSION_MAJOR > 0 || INOFD_VERSION_MINOR >= 3
+#ifndef ORACLE_HAVE_SEQ
+#define ORACLE_HAVE_SEQ
+#endif
+#ifndef ORACLE_HAVE_INO
+#define ORACLE_HAVE_INO
+#endif
+#endif
+
 #define MAXDIRS		48	/* directories in the tree, at most */
 #define MAXFILES	120	/* files in the tree, at most */
 #define MAXOUT		24	/* directories in out/, at most */
@@ -143,6 +153,7 @@ struct node {
 	int plain;		/* index of a live plain registration, or -1 */
 	int id;			/* unique per seed, > 0 (the path history's) */
 	unsigned long ino;	/* st_ino, as made */
+	unsigned long ino_alt;	/* -M: the other one, covered or mounted */
 	int mnt;		/* a mount point: that mount's number, else 0 */
 };
 
@@ -919,30 +930,50 @@ static int order_class(const struct inofd_event *ev, bool from)
 }
 
 #ifdef ORACLE_HAVE_INO
-/* the event's inode: the path named that object in the window */
+/*
+ * The event's inode is the watched directory's the kernel reported it on
+ * (inofd.h): for an event with a name the directory holding the entry,
+ * else the object itself.  That directory's path (path less "/name") must
+ * have named the object of that inode since the last quiescent point.
+ */
 static void ino_check(struct run *r, const struct inofd_event *ev,
-		      const char *path, struct reg *g)
+		      const char *path, const char *name, struct reg *g)
 {
+	char dp[PATH_MAX], d[PATH_MAX * 3];
 	struct hent *h;
-	char d[PATH_MAX * 3];
+	size_t l;
 	int i;
 
 	if (!path || !ev->ino || (g && !g->tree && g->moved))
 		return;
 	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH))
 		return;
-	h = hist_find(r, path, false);
+	l = strlen(path);
+	if (name) {
+		if (l <= strlen(name) + 1)
+			return;		/* [path-name] said so already */
+		l -= strlen(name) + 1;
+	}
+	if (l >= sizeof(dp))
+		return;
+	memcpy(dp, path, l);
+	dp[l] = 0;
+	h = hist_find(r, dp, false);
 	for (i = 0; h && i < h->n; i++) {
 		const struct ivl *v = &h->v[i];
+		const struct node *n;
 
 		if (v->e < r->qtick)
 			continue;
-		if (!v->obj || r->pool[v->obj - 1]->ino == ev->ino)
+		if (!v->obj)
+			return;
+		n = r->pool[v->obj - 1];
+		if (n->ino == ev->ino || (n->ino_alt && n->ino_alt == ev->ino))
 			return;
 	}
 	describe(r, ev, d, sizeof(d));
-	diverge(r, "[ino] %s never named inode %lu since the last quiescent point: %s",
-		path, (unsigned long)ev->ino, d);
+	diverge(r, "[ino] %s never named inode %llu since the last quiescent point: %s",
+		dp, (unsigned long long)ev->ino, d);
 }
 #endif
 
@@ -990,12 +1021,16 @@ static void event(struct run *r, const struct inofd_event *ev)
 		return;
 	}
 #ifdef ORACLE_HAVE_SEQ
-	/* -C: every event's sequence number is above the one before */
-	if ((feat & F_CONSUMER) && r->have_seq && ev->seq <= r->last_seq) {
+	/*
+	 * -C: every event's sequence number is above the one before; the
+	 * header promises more, 1, 2, 3, ... with no gap
+	 */
+	if ((feat & F_CONSUMER) && ev->seq != r->last_seq + 1) {
 		describe(r, ev, d, sizeof(d));
-		diverge(r, "[seq] sequence number %llu after %llu: %s",
+		diverge(r, "[seq] sequence number %llu after %llu%s: %s",
 			(unsigned long long)ev->seq,
-			(unsigned long long)r->last_seq, d);
+			(unsigned long long)r->last_seq,
+			ev->seq > r->last_seq ? " (a gap)" : "", d);
 		return;
 	}
 	r->have_seq = true;
@@ -1061,9 +1096,8 @@ static void event(struct run *r, const struct inofd_event *ev)
 			order_check(r, ev, ev->from_path, order_class(ev, true));
 	}
 #ifdef ORACLE_HAVE_INO
-	ino_check(r, ev, ev->path, g);
-	if (ev->type == INOFD_EV_RENAME)
-		ino_check(r, ev, ev->from_path, reg_of(r, ev->from_data));
+	if (feat & F_CONSUMER)
+		ino_check(r, ev, ev->path, ev->name, g);
 #endif
 	if (ev->mask & IN_IGNORED) {
 		describe(r, ev, d, sizeof(d));
@@ -1314,6 +1348,7 @@ static bool mount_op(struct run *r)
 	d->nkid = d->ckid = 0;
 	mt->ino = d->ino;
 	set_ino(r, d, b);
+	d->ino_alt = mt->ino;
 	d->mnt = (int)(mt - r->mnts) + 1;
 	r->nmnt++;
 	return true;
@@ -1361,6 +1396,7 @@ static bool umount_op(struct run *r, int which)
 	mt->nhidden = mt->chidden = 0;
 	for (i = 0; i < d->nkid; i++)
 		record(r, d->kid[i]);
+	d->ino_alt = d->ino;
 	d->ino = mt->ino;
 	d->mnt = 0;
 	mt->active = false;
@@ -1993,6 +2029,17 @@ static int watch_tree(struct run *r, int dirfd, const char *path)
 {
 	struct inofd_tree_opts to;
 
+#if INOFD_VERSION_MAJOR > 0 || INOFD_VERSION_MINOR >= 3
+	/* 0.3: one entry point, data and flags in the options */
+	memset(&to, 0, sizeof(to));
+	to.sz = sizeof(to);
+	to.data = &r->regs[0].tag;
+	if (r->xd_on) {
+		to.exclude = xd_exclude;
+		to.max_depth = r->max_depth;
+	}
+	return inofd_watch_tree_at(r->in, dirfd, path, r->mask, &to);
+#else
 	if (!r->xd_on)
 		return inofd_watch_tree(r->in, dirfd, path, r->mask, 0,
 					&r->regs[0].tag);
@@ -2002,6 +2049,7 @@ static int watch_tree(struct run *r, int dirfd, const char *path)
 	to.max_depth = r->max_depth;
 	return inofd_watch_tree_opts(r->in, dirfd, path, r->mask, 0,
 				     &r->regs[0].tag, &to);
+#endif
 }
 
 /*
