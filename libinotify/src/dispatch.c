@@ -337,8 +337,9 @@ static void self_moved(struct inofd *in, int wd)
 			m->reg->stale = true;
 		} else if (m->kind == INOFD__MEM_NODE && m == m->reg->root &&
 			   !m->reg->plink) {
-			/* no parent in sight: where it went is unknown */
-			inofd__tree_lost(in, m->reg);
+			/* no parent in sight: found by inode if it can be
+			 * (a RESCAN), else where it went is unknown */
+			inofd__tree_gone_or_back(in, m->reg);
 		}
 	}
 }
@@ -936,6 +937,8 @@ int inofd__read(struct inofd *in)
 			fill += (size_t)n;
 		}
 		in->more = !again;	/* known to the parse: see overflow() */
+		if (in->chain_short && fill)
+			inofd__tree_recheck(in);	/* holes above roots */
 		r = parse_read(in, in->buf, fill);
 		while (r == 0 && in->backlog_due)
 			r = read_backlog(in);

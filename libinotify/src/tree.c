@@ -520,12 +520,13 @@ static char *find_entry(int fd, dev_t dev, ino_t ino, char *buf)
 static bool relocate_root(struct inofd *in, struct inofd__reg *r)
 {
 	char *dir, name[NAME_MAX + 1];
+	struct inofd__dirid pid;
 	const char *slash;
 	struct stat st;
 	bool found = false;
 	int dfd;
 
-	if (!r->plink || r->lost || !r->path ||
+	if ((!r->plink && !r->anc_id) || r->lost || !r->path ||
 	    !(slash = strrchr(r->path, '/')))
 		return false;
 	dir = strndup(r->path, slash == r->path ? 1 : (size_t)(slash - r->path));
@@ -535,8 +536,11 @@ static bool relocate_root(struct inofd *in, struct inofd__reg *r)
 	free(dir);
 	if (dfd < 0)
 		return false;
-	if (fstat(dfd, &st) == 0 && st.st_dev == r->plink->kw->dev &&
-	    st.st_ino == r->plink->kw->ino &&
+	pid = r->plink ? (struct inofd__dirid){ r->plink->kw->dev,
+						r->plink->kw->ino } :
+			 r->anc_id[r->nanc];
+	if (fstat(dfd, &st) == 0 && st.st_dev == pid.dev &&
+	    st.st_ino == pid.ino &&
 	    find_entry(dfd, r->root->kw->dev, r->root->kw->ino, name)) {
 		inofd__root_renamed(in, r, name);
 		found = true;
@@ -581,7 +585,8 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 	struct stat st;
 	int n, i, fd;
 
-	if (!r->anc || !r->plink || !(base = strrchr(r->path, '/')))
+	if (!r->anc || (!r->plink && !r->anc_id) ||
+	    !(base = strrchr(r->path, '/')))
 		return false;
 	copy = strndup(r->path, (size_t)(base - r->path));
 	n = copy ? split_dir(copy, comp, MAX_LEVELS) : -1;
@@ -593,11 +598,17 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (i = 0; fd >= 0 && i < n; i++) {
 		struct inofd__mem *m = i == n - 1 ? r->plink : r->anc[i + 1];
+		struct inofd__dirid id = { 0, 0 };
+		bool known = m || r->anc_id;
 		int nfd;
 
-		if (m && (fstatat(fd, comp[i], &st, AT_SYMLINK_NOFOLLOW) ||
-			  st.st_dev != m->kw->dev || st.st_ino != m->kw->ino)) {
-			if (!find_entry(fd, m->kw->dev, m->kw->ino, found) ||
+		if (m)
+			id = (struct inofd__dirid){ m->kw->dev, m->kw->ino };
+		else if (r->anc_id)
+			id = r->anc_id[i + 1];
+		if (known && (fstatat(fd, comp[i], &st, AT_SYMLINK_NOFOLLOW) ||
+			      st.st_dev != id.dev || st.st_ino != id.ino)) {
+			if (!find_entry(fd, id.dev, id.ino, found) ||
 			    !(newname[i] = strdup(found)))
 				break;
 			comp[i] = newname[i];
@@ -606,8 +617,8 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 			     O_CLOEXEC);
 		close(fd);
 		fd = nfd;
-		if (fd >= 0 && m && (fstat(fd, &st) || st.st_dev != m->kw->dev ||
-				     st.st_ino != m->kw->ino))
+		if (fd >= 0 && known && (fstat(fd, &st) || st.st_dev != id.dev ||
+					 st.st_ino != id.ino))
 			break;		/* moved again meanwhile */
 		ok = fd >= 0 && i == n - 1;
 	}
@@ -778,6 +789,29 @@ void inofd__tree_roots_check(struct inofd *in, const struct inofd__mv *v,
 	}
 }
 
+void inofd__tree_recheck(struct inofd *in)
+{
+	unsigned int i;
+
+	for (i = 0; i < in->regsize; i++) {
+		struct inofd__reg *r;
+
+		for (r = in->regtab[i]; r; r = r->hnext) {
+			struct stat st;
+
+			if (r->kind != INOFD__REG_TREE || !r->chain_short ||
+			    r->lost || r->moving || !r->path || !r->root)
+				continue;
+			if (stat(r->path, &st) == 0 &&
+			    st.st_dev == r->root->kw->dev &&
+			    st.st_ino == r->root->kw->ino)
+				continue;
+			/* a rename in a hole of the chain: found by inode */
+			root_ok(in, r, true);
+		}
+	}
+}
+
 void inofd__tree_sure(struct inofd *in)
 {
 	unsigned int i;
@@ -786,7 +820,7 @@ void inofd__tree_sure(struct inofd *in)
 		struct inofd__reg *r;
 
 		for (r = in->regtab[i]; r; r = r->hnext)
-			r->unsure = false;
+			r->unsure = r->chain_short;
 	}
 	in->unsure = false;
 	inofd__paths_changed(in);
@@ -1113,6 +1147,10 @@ static bool new_dir(struct inofd *in, struct inofd__reg *r,
 
 	if (r->lost)
 		return true;	/* said once; new directories cannot be found */
+	/* m may have moved since the step was queued: the options again */
+	if (excluded(r, w->name) ||
+	    (r->max_depth && m->depth + 1 > r->max_depth))
+		return true;
 	pfd = open_checked(in, m, O_PATH, NULL);
 	if (pfd == -ESTALE && root_ok(in, r, w->crawl != 0))
 		pfd = open_checked(in, m, O_PATH, NULL);
@@ -1331,22 +1369,38 @@ void inofd__tree_crawl(struct inofd *in)
 static void chain_failed(struct inofd *in, struct inofd__reg *r, int err)
 {
 	inofd__error(in, r->root, NULL, err);
+	/*
+	 * A rename up there is not seen when it happens: every path may be
+	 * stale, and says so; the chain is checked by identity before each
+	 * batch, so that the path is right again from the next one.
+	 */
+	r->chain_short = true;
+	r->unsure = true;
+	in->unsure = true;
+	in->chain_short = true;
 }
 
 static void link_ancestors(struct inofd *in, struct inofd__reg *r,
-			   const char *dir, const struct stat *pst)
+			   const char *dir, const struct stat *pst, int err)
 {
 	char *copy = strdup(dir), *comp[MAX_LEVELS];
 	struct inofd__mem **v = NULL;
 	bool reached = false;
 	struct stat st;
-	int n, i, fd = -1, err = 0;
+	int n, i, fd = -1;
 
 	n = copy && dir[0] == '/' ? split_dir(copy, comp, MAX_LEVELS) : -1;
-	if (n <= 0)	/* the parent is "/", which never moves */
+	if (n <= 0) {	/* the parent is "/", which never moves */
+		if (err)
+			chain_failed(in, r, err);
 		goto out;
+	}
 	v = calloc((size_t)n, sizeof(*v));
-	if (!v) {
+	r->anc_id = calloc((size_t)n + 1, sizeof(*r->anc_id));
+	if (!v || !r->anc_id) {
+		free(v);
+		free(r->anc_id);
+		r->anc_id = NULL;
 		chain_failed(in, r, -ENOMEM);
 		goto out;
 	}
@@ -1357,28 +1411,30 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 		struct inofd__kw *kw;
 		int nfd, wd;
 
+		r->anc_id[i] = (struct inofd__dirid){ st.st_dev, st.st_ino };
 		if (i == n) {		/* the parent: watched already */
 			reached = st.st_dev == pst->st_dev &&
 				  st.st_ino == pst->st_ino;
 			break;
 		}
-		wd = inofd__backend_add_dir(in, fd, INOFD__PARENT_BITS |
-					    IN_MASK_ADD);
+		/*
+		 * A watch that cannot be made leaves a hole (NULL): the
+		 * levels below are still watched, and the hole is checked
+		 * by identity before each batch (inofd__tree_recheck()).
+		 */
+		wd = err ? err : inofd__backend_add_dir(in, fd,
+							INOFD__PARENT_BITS |
+							IN_MASK_ADD);
 		if (wd < 0) {
 			err = wd;
-			break;
-		}
-		kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
-		if (!kw) {
+		} else if (!(kw = inofd__kw_get(in, wd, st.st_dev,
+						 st.st_ino))) {
 			inofd__backend_rm(in, wd);
 			err = -ENOMEM;
-			break;
-		}
-		v[i] = inofd__mem_new(in, r, kw, INOFD__MEM_PARENT);
-		if (!v[i]) {
+		} else if (!(v[i] = inofd__mem_new(in, r, kw,
+						   INOFD__MEM_PARENT))) {
 			inofd__kw_put(in, kw, true);
 			err = -ENOMEM;
-			break;
 		}
 		nfd = openat(fd, comp[i], O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			     O_CLOEXEC);
@@ -1546,21 +1602,15 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 	}
 	wd = inofd__backend_add_dir(in, pfd, INOFD__PARENT_BITS | IN_MASK_ADD);
 	close(pfd);
-	if (wd < 0) {
-		chain_failed(in, r, wd);
-		goto out;
-	}
-	kw = inofd__kw_get(in, wd, pst.st_dev, pst.st_ino);
+	kw = wd < 0 ? NULL : inofd__kw_get(in, wd, pst.st_dev, pst.st_ino);
 	if (kw)
 		r->plink = inofd__mem_new(in, r, kw, INOFD__MEM_PARENT);
 	if (kw && !r->plink)
 		inofd__kw_put(in, kw, true);
-	if (!kw)
+	if (!kw && wd >= 0)
 		inofd__backend_rm(in, wd);
-	if (r->plink)
-		link_ancestors(in, r, dir, &pst);
-	else
-		chain_failed(in, r, -ENOMEM);
+	/* without the parent's watch, the chain's identities still */
+	link_ancestors(in, r, dir, &pst, r->plink ? 0 : wd < 0 ? wd : -ENOMEM);
 out:
 	free(dir);
 }

@@ -33,6 +33,9 @@ INOFD__HIDDEN void inofd__tree_lost(struct inofd *in, struct inofd__reg *r);
 /* Watch the root's parent to follow the root's renames (best effort). */
 INOFD__HIDDEN void inofd__tree_link_parent(struct inofd *in,
 					   struct inofd__reg *r, int rootfd);
+/* Trees whose chain above the root has holes (chain_short): a root whose
+ * path does not lead to it any more is found again by identity. */
+INOFD__HIDDEN void inofd__tree_recheck(struct inofd *in);
 /* The records read after a loss are all parsed: no tree is unsure. */
 INOFD__HIDDEN void inofd__tree_sure(struct inofd *in);
 /* Is there a tree whose root has a chain of watches above it? */

@@ -190,6 +190,23 @@ static int chain_child(void *arg)
 			errs++;
 	if (errs != 1)
 		return 5;
+	/* and every event says its path may be stale: a rename up there
+	 * would not be seen */
+	mkfile(P(f, "p/t/x"));
+	usleep(20000);
+	if (inofd_read(in) != 1 || inofd_next(in, &ev) != 1 ||
+	    !(ev->flags & INOFD_EVF_STALE_PATH) ||
+	    strcmp(ev->path, P(f, "p/t/x")))
+		return 6;
+	/* a rename in a hole of the chain is found by identity before the
+	 * next batch: the path is right again */
+	if (rename(P(f, "p"), P(f, "q")))
+		return 7;
+	mkfile(P(f, "q/t/y"));
+	usleep(20000);
+	if (inofd_read(in) != 1 || inofd_next(in, &ev) != 1 ||
+	    strcmp(ev->path, P(f, "q/t/y")))
+		return 8;
 	inofd_free(in);
 	return 0;
 }
