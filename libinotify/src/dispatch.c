@@ -851,7 +851,12 @@ static int settle(struct inofd *in)
 	uint64_t now = inofd__now_ns();
 	struct inofd__pend *p;
 
-	while ((p = inofd__pend_due(in, now))) {
+	/*
+	 * The window is for a half that ends what the kernel had queued: with
+	 * records still unread (in->more), its partner may be the next one,
+	 * and the next record settles it either way.
+	 */
+	while (!in->more && (p = inofd__pend_due(in, now))) {
 		moved_out(in, p);
 		inofd__pend_put(in, p);
 	}
