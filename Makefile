@@ -76,6 +76,7 @@ help:
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
 	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
+	@echo "                 (ORACLE_FEATURES=NXLRMC: the oracle's -N -X -L -R -M -C, here and in guest-test)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
 	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3) and watch-fd; PREFIX=/usr/local DESTDIR="
@@ -314,7 +315,8 @@ soak: need kernel initramfs
 oracle-guest: need kernel initramfs
 	@QEMU_TIMEOUT=$$(( $(ORACLE_SOAK_SEEDS) * $(ORACLE_OPS) / 5 + 1200 )) \
 		scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/oracle-guest.log \
-		inofd.tests=lib_oracle inofd.oracle=$(ORACLE_SOAK_SEEDS)x$(ORACLE_OPS); \
+		inofd.tests=lib_oracle inofd.oracle=$(ORACLE_SOAK_SEEDS)x$(ORACLE_OPS) \
+		$(if $(ORACLE_FEATURES),oracle_features=$(ORACLE_FEATURES)); \
 	rc=$$?; grep -E '^# oracle:|^(not )?ok' $(GB)/oracle-guest.log; exit $$rc
 
 # An experimental kernel patch (experiments/*.patch) on top of the series,
@@ -332,7 +334,8 @@ guest-check: need kernel initramfs
 
 guest-test: need kernel initramfs
 	@test -n "$(T)" || { echo "usage: make guest-test T=name[,name]"; exit 1; }
-	@scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/test.log inofd.tests=$(T)
+	@scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/test.log inofd.tests=$(T) \
+		$(if $(ORACLE_FEATURES),oracle_features=$(ORACLE_FEATURES))
 
 # The repo's uapi header must be what the series installs, and the
 # library's vendored copy must be the repo's.

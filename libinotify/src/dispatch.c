@@ -92,21 +92,38 @@ static void moved_out(struct inofd *in, struct inofd__pend *p)
 
 		next = m->kwnext;
 		if (m->kind == INOFD__MEM_PARENT) {
-			/* the root, or a directory above it, went elsewhere */
+			/*
+			 * The root, or a directory above it, went elsewhere:
+			 * unless it is back already (moved out and in again
+			 * before this was read), where it is now is unknown.
+			 */
 			if ((m == m->reg->plink &&
 			     !strcmp(m->reg->rootname, p->name)) ||
 			    inofd__anc_holds(m, p->name) >= 0)
-				inofd__tree_lost(in, m->reg);
+				inofd__tree_gone_or_back(in, m->reg);
 			continue;
 		}
+		/* the node the record named, not what has its name now */
 		if (m->kind == INOFD__MEM_NODE &&
-		    (c = inofd__node_child(m, p->name))) {
+		    (c = inofd__pend_node(in, p, m)) && c != m->reg->root &&
+		    !inofd__node_below(c, m)) {
 			/* next may be below c only if c holds kw: not so */
 			inofd__subtree_free(in, c);
 		}
 	}
 out:
 	end_fired(in, p->wd);
+}
+
+/* Every pending half, as a move-out. */
+static void settle_halves(struct inofd *in)
+{
+	struct inofd__pend *p;
+
+	while ((p = inofd__pend_due(in, 0))) {
+		moved_out(in, p);
+		inofd__pend_put(in, p);
+	}
 }
 
 static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
@@ -254,21 +271,25 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			continue;
 		}
 		if (m->kind != INOFD__MEM_NODE ||
-		    !(c = inofd__node_child(m, p->name)))
+		    !(c = inofd__pend_node(in, p, m)) || c == r->root ||
+		    inofd__node_below(c, m))
 			continue;
 		t = inofd__mem_of(kw, r);
 		if (t && !inofd__node_below(c, t)) {
 			char *nn = strdup(name);
 
 			if (nn) {
+				unsigned int was = c->depth;
+
 				inofd__node_unlink(in, c);
 				free(c->name);
 				c->name = nn;
 				c->moving = false;
 				inofd__node_link(in, t, c);
-				c->depth = t->depth + 1;
 				if (inofd__tree_reached(in, c) < 0)
 					in->rescan_due = in->crawl_due = true;
+				/* its new name and depth against the options */
+				inofd__tree_node_moved(in, c, was);
 				continue;
 			}
 		}
@@ -284,14 +305,16 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	/* kw may have gone with a subtree: look it up again */
 	kw = inofd__kw_find(in, wd);
 	for (m = kw ? kw->mems : NULL; m; m = m->kwnext) {
-		struct inofd__mem *f;
+		struct inofd__mem *f, *c;
 
 		if (m->kind != INOFD__MEM_NODE)
 			continue;
 		fkw = fwd >= 0 ? inofd__kw_find(in, fwd) : NULL;
 		f = fkw ? inofd__mem_of(fkw, m->reg) : NULL;
-		/* moved within the tree: followed above, unless unknown */
-		if (f && inofd__node_child(m, name))
+		/* moved within the tree: followed above, unless unknown
+		 * (its node, held by the half, is where the record says) */
+		c = f ? inofd__pend_node(in, p, f) : NULL;
+		if (c && c->parent == m && c->name && !strcmp(c->name, name))
 			continue;
 		inofd__tree_newdir(in, m, name);
 	}
@@ -314,8 +337,9 @@ static void self_moved(struct inofd *in, int wd)
 			m->reg->stale = true;
 		} else if (m->kind == INOFD__MEM_NODE && m == m->reg->root &&
 			   !m->reg->plink) {
-			/* no parent in sight: where it went is unknown */
-			inofd__tree_lost(in, m->reg);
+			/* no parent in sight: found by inode if it can be
+			 * (a RESCAN), else where it went is unknown */
+			inofd__tree_gone_or_back(in, m->reg);
 		}
 	}
 }
@@ -431,7 +455,6 @@ static int cmp_int(const void *a, const void *b)
 
 static void overflow(struct inofd *in)
 {
-	struct inofd__pend *p;
 	size_t nlive = 0, i, ndead = 0;
 	int *live = NULL, *dead;
 
@@ -440,10 +463,7 @@ static void overflow(struct inofd *in)
 	 * lost events: they close as they are.  The crawl then puts every
 	 * directory where it really is.
 	 */
-	while ((p = inofd__pend_due(in, 0))) {
-		moved_out(in, p);
-		inofd__pend_put(in, p);
-	}
+	settle_halves(in);
 	inofd__win_expire(in, UINT64_MAX);
 	in->rescan_due = true;
 	inofd__q_rescan(in);
@@ -505,14 +525,25 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
 	kw = inofd__kw_find(in, wd);
 	if (!kw)
 		return;		/* removed by the library: nothing to report */
+	if ((mask & IN_ISDIR) && (mask & (IN_OPEN | IN_ACCESS |
+					  IN_CLOSE_NOWRITE)) &&
+	    !(mask & IN_IGNORED) && inofd__own_noise(kw, mask, name))
+		return;
+	/*
+	 * Records are applied in the kernel's order: a pending half whose
+	 * partner is not this record is settled first (the kernel queues
+	 * the two halves of a rename one after the other).
+	 */
+	if (in->npend && !((mask & IN_MOVED_TO) && inofd__pend_has(in, cookie))) {
+		settle_halves(in);
+		kw = inofd__kw_find(in, wd);
+		if (!kw)
+			return;
+	}
 	if (mask & IN_IGNORED) {
 		kw_gone(in, wd, 0);
 		return;
 	}
-	if ((mask & IN_ISDIR) && (mask & (IN_OPEN | IN_ACCESS |
-					  IN_CLOSE_NOWRITE)) &&
-	    inofd__own_noise(kw, mask, name))
-		return;
 	if (mask & IN_MOVED_FROM) {
 		moved_from(in, kw, mask, cookie, name);
 		return;
@@ -605,6 +636,8 @@ run_watch(struct inofd *in, struct run *u, int wd)
 		u->slow = SLOW_BITS;	/* removed by the library: dropped */
 		return;
 	}
+	if (in->npend)
+		return;		/* a half waits: process() settles it first */
 	m = kw->mems;
 	if (!m || m->kwnext || m->kind == INOFD__MEM_PARENT || in->coalesce_ms)
 		return;
@@ -839,7 +872,12 @@ static int settle(struct inofd *in)
 	uint64_t now = inofd__now_ns();
 	struct inofd__pend *p;
 
-	while ((p = inofd__pend_due(in, now))) {
+	/*
+	 * The window is for a half that ends what the kernel had queued: with
+	 * records still unread (in->more), its partner may be the next one,
+	 * and the next record settles it either way.
+	 */
+	while (!in->more && (p = inofd__pend_due(in, now))) {
 		moved_out(in, p);
 		inofd__pend_put(in, p);
 	}
@@ -937,6 +975,8 @@ int inofd__read(struct inofd *in)
 			fill += (size_t)n;
 		}
 		in->more = !again;	/* known to the parse: see overflow() */
+		if (in->chain_short && fill)
+			inofd__tree_recheck(in);	/* holes above roots */
 		r = parse_read(in, in->buf, fill);
 		while (r == 0 && in->backlog_due)
 			r = read_backlog(in);

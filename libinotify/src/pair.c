@@ -287,6 +287,7 @@ static unsigned int bucket(uint32_t cookie)
 static void pend_src(struct inofd *in, struct inofd__pend *p,
 		     struct inofd__mem *m)
 {
+	struct inofd__mem *c;
 	const char *dir;
 	size_t dl = 0, nl = strlen(p->name), need;
 
@@ -295,6 +296,11 @@ static void pend_src(struct inofd *in, struct inofd__pend *p,
 	p->src[p->nsrc].reg = m->reg->id;
 	p->src[p->nsrc].off = (size_t)-1;
 	p->src[p->nsrc].unsure = inofd__mem_unsure(m);
+	/* the node the record names, held by identity: where it goes is
+	 * decided on it, whatever has its name by then */
+	c = (p->mask & IN_ISDIR) && m->kind == INOFD__MEM_NODE ?
+	    inofd__node_child(m, p->name) : NULL;
+	p->src[p->nsrc].node = c ? c->kw->wd : -1;
 	dir = inofd__mem_path(in, m, &dl);
 	need = p->plen + dl + nl + 2;
 	if (dir && need > p->pcap) {
@@ -353,6 +359,35 @@ const char *inofd__pend_path(const struct inofd__pend *p,
 			return p->src[i].off == (size_t)-1 ? NULL :
 			       p->paths + p->src[i].off;
 	return NULL;
+}
+
+struct inofd__mem *inofd__pend_node(const struct inofd *in,
+				    const struct inofd__pend *p,
+				    const struct inofd__mem *m)
+{
+	struct inofd__kw *kw;
+	unsigned int i;
+
+	if (!(p->mask & IN_ISDIR) || m->kind != INOFD__MEM_NODE)
+		return NULL;
+	for (i = 0; i < p->nsrc; i++)
+		if (p->src[i].reg == m->reg->id) {
+			kw = p->src[i].node < 0 ? NULL :
+			     inofd__kw_find(in, p->src[i].node);
+			return kw ? inofd__mem_of(kw, m->reg) : NULL;
+		}
+	/* not recorded (no room): the name, which nothing changed since */
+	return inofd__node_child(m, p->name);
+}
+
+bool inofd__pend_has(const struct inofd *in, uint32_t cookie)
+{
+	const struct inofd__pend *p;
+
+	for (p = in->cookies[bucket(cookie)]; p; p = p->hnext)
+		if (p->cookie == cookie)
+			return true;
+	return false;
 }
 
 struct inofd__pend *inofd__pend_add(struct inofd *in, struct inofd__kw *kw,

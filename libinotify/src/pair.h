@@ -51,6 +51,12 @@ INOFD__HIDDEN struct inofd__pend *inofd__pend_add(struct inofd *in,
 						  uint32_t mask,
 						  uint32_t cookie,
 						  const char *name);
+/* The tree node of m's registration that p's record named when it was
+ * read (held by its wd), or NULL if it is gone or was none. */
+INOFD__HIDDEN struct inofd__mem *inofd__pend_node(const struct inofd *in,
+						  const struct inofd__pend *p,
+						  const struct inofd__mem *m);
+INOFD__HIDDEN bool inofd__pend_has(const struct inofd *in, uint32_t cookie);
 INOFD__HIDDEN struct inofd__pend *inofd__pend_take(struct inofd *in,
 						   uint32_t cookie);
 /* The oldest pending half if it is due at now (any if now is 0). */

@@ -175,6 +175,7 @@ void inofd__reg_free(struct inofd *in, struct inofd__reg *r)
 	free(r->path);
 	free(r->rootname);
 	free(r->anc);
+	free(r->anc_id);
 	free(r);
 }
 
@@ -193,7 +194,9 @@ void inofd__anc_drop(struct inofd *in, struct inofd__reg *r)
 		inofd__kw_put(in, kw, true);
 	}
 	free(r->anc);
+	free(r->anc_id);
 	r->anc = NULL;
+	r->anc_id = NULL;
 	r->nanc = 0;
 }
 

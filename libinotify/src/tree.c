@@ -125,7 +125,12 @@ uint32_t inofd__tree_kmask(const struct inofd__reg *r)
 
 static bool fatal(int r)
 {
-	return r == -ENOSPC || r == -ENOMEM;
+	return r == -ENOSPC || r == -ENOMEM || r == -EMFILE || r == -ENFILE;
+}
+
+static bool no_fd(int r)
+{
+	return r == -EMFILE || r == -ENFILE;
 }
 
 int inofd__work_push(struct inofd *in, const struct inofd__step *s)
@@ -350,6 +355,42 @@ static void job_failed(struct inofd *in, struct inofd__reg *r,
 	}
 }
 
+/*
+ * Open m's directory when its path is too long for open(2): the root by
+ * its path, then one name at a time relative to the directory above
+ * (two descriptors at most).  -errno on failure.
+ */
+static int open_by_names(struct inofd__mem *m, int flags)
+{
+	struct inofd__mem *n, *c;
+	int fd, nfd;
+
+	fd = open(m->reg->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* from the root down: each time the child of the last one on the
+	 * way to m (no stack: the way is found again from m) */
+	for (c = m->reg->root; c != m; c = n) {
+		for (n = m; n->parent != c; n = n->parent)
+			if (!n->parent) {
+				close(fd);
+				return -ESTALE;
+			}
+		nfd = openat(fd, n->name, (n == m ? flags : O_PATH) |
+			     O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (nfd < 0)
+			return -errno;
+		fd = nfd;
+	}
+	if (m == m->reg->root && flags != O_PATH) {
+		nfd = openat(fd, ".", flags | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = nfd < 0 ? -errno : nfd;
+	}
+	return fd;
+}
+
 /* Open m's directory by its path, checked to be m's inode. */
 static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 			struct stat *stp)
@@ -362,7 +403,10 @@ static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 	p = inofd__mem_path(in, m, &len);
 	if (!p)
 		return -ESTALE;
-	fd = open(p, flags | O_DIRECTORY | O_CLOEXEC);
+	if (len >= PATH_MAX)
+		fd = open_by_names(m, flags);
+	else
+		fd = open(p, flags | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		e = -errno;
 		return (e == -ENOENT || e == -ENOTDIR || e == -ELOOP) ?
@@ -398,6 +442,18 @@ static bool is_dot(const char *n)
 	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
 }
 
+/*
+ * The new name of the root or of a directory above it could not be
+ * stored: the tree is not lost for that.  Its path stays as it was, and a
+ * crawl finds the root again by inode (root_ok()), after a RESCAN.
+ */
+static void nomem_rename(struct inofd *in, struct inofd__reg *r)
+{
+	r->moving = false;
+	inofd__paths_changed(in);
+	in->rescan_due = in->crawl_due = true;
+}
+
 void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
 			 const char *name)
 {
@@ -408,7 +464,7 @@ void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
 	if (!np || !nn) {
 		free(np);
 		free(nn);
-		inofd__tree_lost(in, r);
+		nomem_rename(in, r);
 		return;
 	}
 	memcpy(np, r->path, dl);
@@ -464,12 +520,13 @@ static char *find_entry(int fd, dev_t dev, ino_t ino, char *buf)
 static bool relocate_root(struct inofd *in, struct inofd__reg *r)
 {
 	char *dir, name[NAME_MAX + 1];
+	struct inofd__dirid pid;
 	const char *slash;
 	struct stat st;
 	bool found = false;
 	int dfd;
 
-	if (!r->plink || r->lost || !r->path ||
+	if ((!r->plink && !r->anc_id) || r->lost || !r->path ||
 	    !(slash = strrchr(r->path, '/')))
 		return false;
 	dir = strndup(r->path, slash == r->path ? 1 : (size_t)(slash - r->path));
@@ -479,8 +536,11 @@ static bool relocate_root(struct inofd *in, struct inofd__reg *r)
 	free(dir);
 	if (dfd < 0)
 		return false;
-	if (fstat(dfd, &st) == 0 && st.st_dev == r->plink->kw->dev &&
-	    st.st_ino == r->plink->kw->ino &&
+	pid = r->plink ? (struct inofd__dirid){ r->plink->kw->dev,
+						r->plink->kw->ino } :
+			 r->anc_id[r->nanc];
+	if (fstat(dfd, &st) == 0 && st.st_dev == pid.dev &&
+	    st.st_ino == pid.ino &&
 	    find_entry(dfd, r->root->kw->dev, r->root->kw->ino, name)) {
 		inofd__root_renamed(in, r, name);
 		found = true;
@@ -525,7 +585,8 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 	struct stat st;
 	int n, i, fd;
 
-	if (!r->anc || !r->plink || !(base = strrchr(r->path, '/')))
+	if (!r->anc || (!r->plink && !r->anc_id) ||
+	    !(base = strrchr(r->path, '/')))
 		return false;
 	copy = strndup(r->path, (size_t)(base - r->path));
 	n = copy ? split_dir(copy, comp, MAX_LEVELS) : -1;
@@ -537,11 +598,17 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (i = 0; fd >= 0 && i < n; i++) {
 		struct inofd__mem *m = i == n - 1 ? r->plink : r->anc[i + 1];
+		struct inofd__dirid id = { 0, 0 };
+		bool known = m || r->anc_id;
 		int nfd;
 
-		if (m && (fstatat(fd, comp[i], &st, AT_SYMLINK_NOFOLLOW) ||
-			  st.st_dev != m->kw->dev || st.st_ino != m->kw->ino)) {
-			if (!find_entry(fd, m->kw->dev, m->kw->ino, found) ||
+		if (m)
+			id = (struct inofd__dirid){ m->kw->dev, m->kw->ino };
+		else if (r->anc_id)
+			id = r->anc_id[i + 1];
+		if (known && (fstatat(fd, comp[i], &st, AT_SYMLINK_NOFOLLOW) ||
+			      st.st_dev != id.dev || st.st_ino != id.ino)) {
+			if (!find_entry(fd, id.dev, id.ino, found) ||
 			    !(newname[i] = strdup(found)))
 				break;
 			comp[i] = newname[i];
@@ -550,8 +617,8 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 			     O_CLOEXEC);
 		close(fd);
 		fd = nfd;
-		if (fd >= 0 && m && (fstat(fd, &st) || st.st_dev != m->kw->dev ||
-				     st.st_ino != m->kw->ino))
+		if (fd >= 0 && known && (fstat(fd, &st) || st.st_dev != id.dev ||
+					 st.st_ino != id.ino))
 			break;		/* moved again meanwhile */
 		ok = fd >= 0 && i == n - 1;
 	}
@@ -586,6 +653,24 @@ static bool root_ok(struct inofd *in, struct inofd__reg *r, bool crawl)
 	    st.st_dev == r->root->kw->dev && st.st_ino == r->root->kw->ino)
 		return true;
 	return relocate_root(in, r);
+}
+
+void inofd__tree_gone_or_back(struct inofd *in, struct inofd__reg *r)
+{
+	if (r->lost)
+		return;
+	/*
+	 * Moved out and in again before the records were read (or renamed
+	 * in its parent by a record that was lost): found by inode, it
+	 * stays, and what happened to it meanwhile is a RESCAN.
+	 */
+	r->moving = false;
+	inofd__paths_changed(in);
+	if (root_ok(in, r, true)) {
+		in->rescan_due = in->crawl_due = true;
+		return;
+	}
+	inofd__tree_lost(in, r);
 }
 
 /* Component lvl of the root's path: its start, and its length in *len. */
@@ -704,6 +789,29 @@ void inofd__tree_roots_check(struct inofd *in, const struct inofd__mv *v,
 	}
 }
 
+void inofd__tree_recheck(struct inofd *in)
+{
+	unsigned int i;
+
+	for (i = 0; i < in->regsize; i++) {
+		struct inofd__reg *r;
+
+		for (r = in->regtab[i]; r; r = r->hnext) {
+			struct stat st;
+
+			if (r->kind != INOFD__REG_TREE || !r->chain_short ||
+			    r->lost || r->moving || !r->path || !r->root)
+				continue;
+			if (stat(r->path, &st) == 0 &&
+			    st.st_dev == r->root->kw->dev &&
+			    st.st_ino == r->root->kw->ino)
+				continue;
+			/* a rename in a hole of the chain: found by inode */
+			root_ok(in, r, true);
+		}
+	}
+}
+
 void inofd__tree_sure(struct inofd *in)
 {
 	unsigned int i;
@@ -712,7 +820,7 @@ void inofd__tree_sure(struct inofd *in)
 		struct inofd__reg *r;
 
 		for (r = in->regtab[i]; r; r = r->hnext)
-			r->unsure = false;
+			r->unsure = r->chain_short;
 	}
 	in->unsure = false;
 	inofd__paths_changed(in);
@@ -890,6 +998,10 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		dfd = open_checked(in, m, O_RDONLY, &st);
 	if (dfd == -ESTALE && !r->lost && w->tries < MAX_TRIES)
 		return false;
+	if (dfd < 0 && w->job && fatal(dfd)) {
+		in->walk_err = dfd;	/* the first walk: all or nothing */
+		return true;
+	}
 	if (dfd < 0) {
 		if (dfd == -ESTALE && m == r->root) {
 			inofd__tree_lost(in, r);
@@ -920,6 +1032,7 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		struct inofd__mem *c = NULL;
 		struct dirent64 *de;
 		bool isdir, descend, seen = false;
+		off_t before;
 		int cfd = -1;
 		const char *nm;
 
@@ -944,6 +1057,7 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		}
 		de = (void *)(buf + t->off);
 		t->off += de->d_reclen;
+		before = t->pos;
 		t->pos = de->d_off;
 		if (in->walk_left)
 			in->walk_left--;
@@ -967,9 +1081,22 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		if (!isdir || excluded(r, nm) ||
 		    (r->max_depth && t->m->depth + 1 > r->max_depth))
 			continue;
-		descend = room && budget_left(in);
+		descend = room && budget_left(in) && !in->walk_fd_short;
 		e = add_child(in, t->m, t->fd, nm, de->d_ino, &t->cx,
 			      descend ? &cfd : NULL, &c, &seen);
+		if (no_fd(e) && descend) {
+			/*
+			 * Out of descriptors (RLIMIT_NOFILE): every open level
+			 * becomes a step, this one again at this entry, and
+			 * the walk goes on a directory at a time (two
+			 * descriptors).  Only if that fails too is it an error.
+			 */
+			t->pos = before;
+			in->walk_fd_short = true;
+			for (; top >= 0; top--)
+				frame_suspend(in, r, &f[top], gone);
+			break;
+		}
 		if (fatal(e)) {
 			int k;
 
@@ -1020,6 +1147,10 @@ static bool new_dir(struct inofd *in, struct inofd__reg *r,
 
 	if (r->lost)
 		return true;	/* said once; new directories cannot be found */
+	/* m may have moved since the step was queued: the options again */
+	if (excluded(r, w->name) ||
+	    (r->max_depth && m->depth + 1 > r->max_depth))
+		return true;
 	pfd = open_checked(in, m, O_PATH, NULL);
 	if (pfd == -ESTALE && root_ok(in, r, w->crawl != 0))
 		pfd = open_checked(in, m, O_PATH, NULL);
@@ -1075,6 +1206,7 @@ void inofd__walk_run(struct inofd *in, unsigned int budget)
 	}
 	in->walk_bounded = budget != 0;
 	in->walk_left = budget;
+	in->walk_fd_short = false;
 	while (in->whead && budget_left(in)) {
 		struct inofd__work *w = in->whead;
 
@@ -1131,6 +1263,44 @@ void inofd__tree_newdir(struct inofd *in, struct inofd__mem *m,
 		in->rescan_due = in->crawl_due = true;
 }
 
+void inofd__tree_node_moved(struct inofd *in, struct inofd__mem *c,
+			    unsigned int was)
+{
+	struct inofd__reg *r = c->reg;
+	struct inofd__mem *n = c;
+	unsigned int max = r->max_depth;
+
+	if (excluded(r, c->name) || (max && c->depth > max)) {
+		inofd__subtree_free(in, c);	/* out of the tree's bounds */
+		return;
+	}
+	if (!max || c->depth == was)
+		return;
+	/* pre-order over c's subtree, no stack */
+	while (n) {
+		if (n->depth >= max) {
+			/* deeper now: what is below the limit goes */
+			while (n->child)
+				inofd__subtree_free(in, n->child);
+		} else if (n->depth + was - c->depth >= max) {
+			/* was at the limit, is above it now: list it */
+			if (inofd__work_push(in, &(struct inofd__step){
+					.kind = INOFD__W_LIST, .reg = r,
+					.wd = n->kw->wd, .name = NULL,
+					.synth = false, .crawl = 0, .job = 0,
+					.root_wd = -1 }) < 0)
+				in->rescan_due = in->crawl_due = true;
+		}
+		if (n->child) {
+			n = n->child;
+			continue;
+		}
+		while (n != c && !n->next)
+			n = n->parent;
+		n = n == c ? NULL : n->next;
+	}
+}
+
 /* Drop the nodes a finished crawl did not reach: they are not there. */
 static void sweep(struct inofd *in, struct inofd__reg *r)
 {
@@ -1175,7 +1345,8 @@ void inofd__tree_crawl(struct inofd *in)
 			.kind = INOFD__W_LIST, .reg = r, .wd = r->root->kw->wd,
 			.name = NULL, .synth = false, .crawl = r->gen,
 			.job = 0, .root_wd = -1 }) < 0)
-				in->rescan_due = true;
+				/* no memory: the crawl is tried again */
+				in->rescan_due = in->crawl_due = true;
 		}
 	}
 }
@@ -1190,8 +1361,27 @@ void inofd__tree_crawl(struct inofd *in)
  * caller may not watch, gets no chain (DESIGN.md, "Known limits").  No
  * descriptor stays open.
  */
+/*
+ * A watch above the root could not be made (ENOSPC at max_user_watches,
+ * ENOMEM, EACCES): renames there will not be seen, and the caller is told
+ * so, once, by an INOFD_EV_ERROR on the root with that error.
+ */
+static void chain_failed(struct inofd *in, struct inofd__reg *r, int err)
+{
+	inofd__error(in, r->root, NULL, err);
+	/*
+	 * A rename up there is not seen when it happens: every path may be
+	 * stale, and says so; the chain is checked by identity before each
+	 * batch, so that the path is right again from the next one.
+	 */
+	r->chain_short = true;
+	r->unsure = true;
+	in->unsure = true;
+	in->chain_short = true;
+}
+
 static void link_ancestors(struct inofd *in, struct inofd__reg *r,
-			   const char *dir, const struct stat *pst)
+			   const char *dir, const struct stat *pst, int err)
 {
 	char *copy = strdup(dir), *comp[MAX_LEVELS];
 	struct inofd__mem **v = NULL;
@@ -1200,11 +1390,20 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 	int n, i, fd = -1;
 
 	n = copy && dir[0] == '/' ? split_dir(copy, comp, MAX_LEVELS) : -1;
-	if (n <= 0)	/* the parent is "/", which never moves */
+	if (n <= 0) {	/* the parent is "/", which never moves */
+		if (err)
+			chain_failed(in, r, err);
 		goto out;
+	}
 	v = calloc((size_t)n, sizeof(*v));
-	if (!v)
+	r->anc_id = calloc((size_t)n + 1, sizeof(*r->anc_id));
+	if (!v || !r->anc_id) {
+		free(v);
+		free(r->anc_id);
+		r->anc_id = NULL;
+		chain_failed(in, r, -ENOMEM);
 		goto out;
+	}
 	r->anc = v;
 	r->nanc = (unsigned int)n;
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1212,24 +1411,30 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 		struct inofd__kw *kw;
 		int nfd, wd;
 
+		r->anc_id[i] = (struct inofd__dirid){ st.st_dev, st.st_ino };
 		if (i == n) {		/* the parent: watched already */
 			reached = st.st_dev == pst->st_dev &&
 				  st.st_ino == pst->st_ino;
 			break;
 		}
-		wd = inofd__backend_add_dir(in, fd, INOFD__PARENT_BITS |
-					    IN_MASK_ADD);
-		if (wd < 0)
-			break;
-		kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
-		if (!kw) {
+		/*
+		 * A watch that cannot be made leaves a hole (NULL): the
+		 * levels below are still watched, and the hole is checked
+		 * by identity before each batch (inofd__tree_recheck()).
+		 */
+		wd = err ? err : inofd__backend_add_dir(in, fd,
+							INOFD__PARENT_BITS |
+							IN_MASK_ADD);
+		if (wd < 0) {
+			err = wd;
+		} else if (!(kw = inofd__kw_get(in, wd, st.st_dev,
+						 st.st_ino))) {
 			inofd__backend_rm(in, wd);
-			break;
-		}
-		v[i] = inofd__mem_new(in, r, kw, INOFD__MEM_PARENT);
-		if (!v[i]) {
+			err = -ENOMEM;
+		} else if (!(v[i] = inofd__mem_new(in, r, kw,
+						   INOFD__MEM_PARENT))) {
 			inofd__kw_put(in, kw, true);
-			break;
+			err = -ENOMEM;
 		}
 		nfd = openat(fd, comp[i], O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			     O_CLOEXEC);
@@ -1240,6 +1445,8 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 		close(fd);
 	if (!reached)
 		inofd__anc_drop(in, r);		/* no chain, no guard */
+	if (err)
+		chain_failed(in, r, err);
 out:
 	free(copy);
 }
@@ -1270,7 +1477,7 @@ void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
 	pre = (size_t)(c - r->path);
 	np = malloc(strlen(r->path) - len + nl + 1);
 	if (!np) {
-		inofd__tree_lost(in, r);
+		nomem_rename(in, r);
 		return;
 	}
 	memcpy(np, r->path, pre);
@@ -1300,6 +1507,66 @@ void inofd__tree_lost(struct inofd *in, struct inofd__reg *r)
 	inofd__q_lost(in, r);	/* past the queue's bound, or owed */
 }
 
+/*
+ * The root's path as given, less its "." components and repeated or
+ * trailing '/' (a trailing '/' would hide the parent); one with a ".."
+ * component is taken from the kernel (/proc/self/fd), which resolved it
+ * (a lexical ".." is wrong after a symlink).
+ */
+static void norm_root_path(struct inofd *in, struct inofd__reg *r, int rootfd)
+{
+	const char *p = r->path, *s;
+	bool dotdot = false;
+	char *n, *o;
+
+	if (!p || p[0] != '/')
+		return;
+	n = malloc(strlen(p) + 2);
+	if (!n)
+		return;
+	o = n;
+	for (s = p; *s;) {
+		size_t len;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		len = strcspn(s, "/");
+		if (len == 2 && s[0] == '.' && s[1] == '.')
+			dotdot = true;
+		if (!(len == 1 && s[0] == '.')) {
+			*o++ = '/';
+			memcpy(o, s, len);
+			o += len;
+		}
+		s += len;
+	}
+	if (o == n)
+		*o++ = '/';
+	*o = '\0';
+	if (dotdot) {
+		char link[32], buf[PATH_MAX];
+		ssize_t k;
+
+		free(n);
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
+		k = readlink(link, buf, sizeof(buf) - 1);
+		if (k <= 0 || buf[0] != '/')
+			return;
+		buf[k] = '\0';
+		if (strstr(buf, " (deleted)") || !(n = strdup(buf)))
+			return;
+	}
+	if (strcmp(n, p)) {
+		free(r->path);
+		r->path = n;
+		inofd__paths_changed(in);
+	} else {
+		free(n);
+	}
+}
+
 void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 {
 	struct stat pst, rst, st;
@@ -1308,6 +1575,7 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 	char *dir;
 	int pfd, wd;
 
+	norm_root_path(in, r, rootfd);
 	if (!r->path || !(slash = strrchr(r->path, '/')) || !slash[1])
 		return;
 	dir = strndup(r->path, slash == r->path ? 1 : (size_t)(slash - r->path));
@@ -1326,17 +1594,15 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 	}
 	wd = inofd__backend_add_dir(in, pfd, INOFD__PARENT_BITS | IN_MASK_ADD);
 	close(pfd);
-	if (wd < 0)
-		goto out;
-	kw = inofd__kw_get(in, wd, pst.st_dev, pst.st_ino);
+	kw = wd < 0 ? NULL : inofd__kw_get(in, wd, pst.st_dev, pst.st_ino);
 	if (kw)
 		r->plink = inofd__mem_new(in, r, kw, INOFD__MEM_PARENT);
 	if (kw && !r->plink)
 		inofd__kw_put(in, kw, true);
-	if (!kw)
+	if (!kw && wd >= 0)
 		inofd__backend_rm(in, wd);
-	if (r->plink)
-		link_ancestors(in, r, dir, &pst);
+	/* without the parent's watch, the chain's identities still */
+	link_ancestors(in, r, dir, &pst, r->plink ? 0 : wd < 0 ? wd : -ENOMEM);
 out:
 	free(dir);
 }

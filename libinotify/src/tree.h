@@ -33,6 +33,9 @@ INOFD__HIDDEN void inofd__tree_lost(struct inofd *in, struct inofd__reg *r);
 /* Watch the root's parent to follow the root's renames (best effort). */
 INOFD__HIDDEN void inofd__tree_link_parent(struct inofd *in,
 					   struct inofd__reg *r, int rootfd);
+/* Trees whose chain above the root has holes (chain_short): a root whose
+ * path does not lead to it any more is found again by identity. */
+INOFD__HIDDEN void inofd__tree_recheck(struct inofd *in);
 /* The records read after a loss are all parsed: no tree is unsure. */
 INOFD__HIDDEN void inofd__tree_sure(struct inofd *in);
 /* Is there a tree whose root has a chain of watches above it? */
@@ -53,6 +56,15 @@ INOFD__HIDDEN void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
 				      unsigned int lvl, const char *name);
 /* An event put node c where it is: a crawl under way counts it reached. */
 INOFD__HIDDEN int inofd__tree_reached(struct inofd *in, struct inofd__mem *c);
+/* The root (or a directory above it) left its place: if it is there
+ * again, or found by inode in its parent, a RESCAN; else it is lost. */
+INOFD__HIDDEN void inofd__tree_gone_or_back(struct inofd *in,
+					    struct inofd__reg *r);
+/* Node c was renamed within its tree (its depth was was): its new name
+ * and depth are held to the tree's exclude patterns and max_depth. */
+INOFD__HIDDEN void inofd__tree_node_moved(struct inofd *in,
+					  struct inofd__mem *c,
+					  unsigned int was);
 /* The root is now entry name of its parent. */
 INOFD__HIDDEN void inofd__root_renamed(struct inofd *in, struct inofd__reg *r,
 				       const char *name);

@@ -161,6 +161,9 @@ struct inofd__reg {
 	bool			unsure;		/* tree: a rename above the root
 						 * was lost; events read since
 						 * the loss are flagged */
+	bool			chain_short;	/* tree: the watches above the
+						 * root could not all be made:
+						 * every event is flagged */
 	void			*data;
 	char			*path;		/* plain/tree root; may be NULL */
 	struct inofd__mem	*root;		/* plain member or tree root */
@@ -171,6 +174,13 @@ struct inofd__reg {
 	 * component i; NULL where its watch went */
 	struct inofd__mem	**anc;
 	unsigned int		nanc;
+	/* the identity of each level 0..nanc of that chain (nanc: the
+	 * parent), watched or not: a level whose watch could not be made
+	 * is checked by it (chain_short) */
+	struct inofd__dirid {
+		dev_t		dev;
+		ino_t		ino;
+	}			*anc_id;
 	/* tree options */
 	char			**exclude;
 	unsigned int		tflags;
@@ -202,6 +212,8 @@ struct inofd__pend {
 		int		reg;
 		size_t		off;		/* in paths; -1: unknown */
 		bool		unsure;		/* taken from an unsure tree */
+		int		node;		/* wd of the tree node the record
+						 * named, then; -1: none */
 	}			src[8];
 	char			*paths;
 	size_t			pcap, plen;
@@ -280,6 +292,8 @@ struct inofd {
 	unsigned int		walk_left;	/* entries left this run */
 	bool			walk_bounded;
 	bool			no_openat2;	/* ENOSYS/EPERM once */
+	bool			walk_fd_short;	/* EMFILE met: no descending */
+	bool			chain_short;	/* some tree's chain has holes */
 	int			walk_job;		/* current initial walk */
 	int			walk_err;		/* its fatal error */
 	bool			crawl_due;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * oracle: a seeded, model-based test of inofd_watch_tree_at().
+ * oracle: a seeded, model-based test of inofd_watch_tree().
  *
  * For each seed a private PRNG drives a random sequence of file system
  * operations on a real directory tree watched recursively by libinofd,
@@ -27,8 +27,9 @@
  *   - inofd_watch_count() equals the number of real directories in the
  *     tree, when no loss was reported and no plain watch is alive.
  * Throughout, every event is checked: a non-NULL path (and from_path) must
- * be a path that existed at some time (every name the test creates is
- * unique, so a stale or made-up path is caught), unless the event is a
+ * be a path that named some object of the model since the last quiescent
+ * point (a history of which object held which path from which tick to
+ * which, so a stale path is caught even when its name came back), unless the event is a
  * tree's flagged INOFD_EVF_STALE_PATH after a loss the library reported
  * since the last check (a rename above the root lost in an overflow:
  * where it fell is unknowable); path must end in name;
@@ -37,7 +38,7 @@
  * with its data, and only once the registration has ended.
  *
  * usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SEC] [-n OPS] [-B auto|kernel|procfd|both]
- *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v]
+ *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v] [-NXLRMC]
  *   -s SEED   run one seed;  -c COUNT  run seeds FIRST..FIRST+COUNT-1
  *   -q N      root only: lower fs.inotify.max_queued_events to N for the
  *             instance this test creates (restored right after); use it in
@@ -51,6 +52,13 @@
  *             always absolute; batch / interleave: no steps of that kind): to
  *             narrow a divergence down to a finding
  *   -v        trace every operation and event on stderr
+ *   -N        names from a small pool, reused at once (+ ops remk swap onto mvnew)
+ *   -X        exclude patterns and max_depth, names crossing them
+ *   -L        low RLIMIT_NOFILE and max_user_watches
+ *   -R        roots given as /x/./y, /x/../x/y, /x/y/
+ *   -M        tmpfs and bind mounts over directories of the tree (ops mount umount)
+ *   -C        consumer checks: order of events on a path, sequence numbers
+ *   (ORACLE_FEATURES=NXLRMC in the environment adds the same; see README)
  * Every seed runs even when one fails; the exit status says if any did.
  * Exit: 0 every seed passed, 1 a divergence, 2 usage or setup error.
  */
@@ -59,6 +67,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
@@ -70,9 +79,22 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "inofd.h"
+
+/* 0.3 (issue 17): events carry seq, ino and dev; -C checks them */
+#if INOFD_VERSION_MAJOR > 0 || INOFD_VERSION_MINOR >= 3
+#ifndef ORACLE_HAVE_SEQ
+#define ORACLE_HAVE_SEQ
+#endif
+#ifndef ORACLE_HAVE_INO
+#define ORACLE_HAVE_INO
+#endif
+#endif
 
 #define MAXDIRS		48	/* directories in the tree, at most */
 #define MAXFILES	120	/* files in the tree, at most */
@@ -80,6 +102,7 @@
 #define MAXPLAIN	4	/* plain watches alive at once */
 #define MAXREGS		64	/* registrations per seed */
 #define DRAIN_SECONDS	10	/* a drain that does not settle diverges */
+#define MAXMNT		2	/* -M: mounts active at once */
 
 /* ------------------------------------------------------------ PRNG */
 
@@ -128,6 +151,25 @@ struct node {
 	int nkid, ckid;
 	bool dir;
 	int plain;		/* index of a live plain registration, or -1 */
+	int id;			/* unique per seed, > 0 (the path history's) */
+	unsigned long ino;	/* st_ino, as made */
+	unsigned long ino_alt;	/* -M: the other one, covered or mounted */
+	int mnt;		/* a mount point: that mount's number, else 0 */
+};
+
+/* one stretch of time during which an object held a path */
+struct ivl {
+	int obj;		/* a node's id, or 0: anonymous */
+	long s, e;		/* ticks; e is OPEN_END while it holds it */
+};
+
+struct hent {
+	char *path;
+	struct ivl *v;
+	int n, c;
+	/* -C: the latest "earliest time" of an event seen on this path */
+	long order_lo;
+	unsigned long order_epoch;
 };
 
 struct reg {
@@ -162,6 +204,7 @@ struct run {
 	int basefd;
 	struct node *top, *a, *p, *out, *root;
 	struct rng g3;		/* ancestor renames: a stream of their own */
+	struct rng g4;		/* per-seed choices of -X -L -R -M */
 	struct node **pool;
 	int npool, cpool;
 	unsigned long uniq;
@@ -183,9 +226,12 @@ struct run {
 	int nprobes;
 	unsigned long probe_base;
 
-	/* paths that ever existed: open addressing, strdup'd keys */
-	char **hist;
+	/* path history (hist_*): open addressing on the path */
+	struct hent *hist;
 	size_t hcap, hn;
+	long tick;		/* one per file system change */
+	long qtick;		/* the tick of the last quiescent point */
+	unsigned long order_epoch;	/* -C: bumped at every loss */
 
 	/* the reproducer: one line per operation, read and check */
 	char **log;
@@ -194,10 +240,56 @@ struct run {
 	bool failed;
 	int ntolerated;
 	char why[2048];
+
+	/* -M: mounts over directories of the tree (no nesting) */
+	struct mnt {
+		struct node *mp;	/* the mount point */
+		struct node **hidden;	/* what it covers */
+		int nhidden, chidden;
+		unsigned long ino;	/* the covered directory's */
+		char path[PATH_MAX];	/* as mounted (relative to BASE) */
+		bool bind, active;
+	} mnts[MAXMNT];
+	int nmnt;		/* active */
+	int mnt_made;
+	bool can_mount;
+	long watch_limit;	/* -L: max_user_watches set, or 0 */
+	long nofile;		/* -L: RLIMIT_NOFILE set, or 0 */
+	int root_form;		/* -R: 0 plain, else which form */
+	unsigned long last_seq;	/* -C */
+	bool have_seq;
+	bool xd_on;		/* -X: this seed uses exclude / max_depth */
+	int max_depth;
+	bool refused;		/* -L: watch_tree said EMFILE/ENOSPC */
+	bool limited;		/* -L: the library reported ENOSPC/EMFILE */
+	int maxdirs;		/* MAXDIRS, less under -L */
+	unsigned long excused;	/* -L: probes missing after a limit error */
+	struct rlimit old_nofile;
 };
 
 static void note(struct run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* generators and checks beyond the default ones (options -N -X -L -R -M -C) */
+#define F_NAMES		0x01u	/* -N: names from a small pool */
+#define F_XD		0x02u	/* -X: exclude patterns and max_depth */
+#define F_LIMITS	0x04u	/* -L: low RLIMIT_NOFILE, max_user_watches */
+#define F_ROOTF		0x08u	/* -R: roots given as /x/./y, /x/../x/y, /x/y/ */
+#define F_MOUNTS	0x10u	/* -M: bind and tmpfs mounts inside the tree */
+#define F_CONSUMER	0x20u	/* -C: event order and sequence numbers */
+static unsigned int feat;
+
+static const char *featargs(void)
+{
+	static char b[32];
+
+	snprintf(b, sizeof(b), "%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
+		 feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
+		 feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
+		 feat & F_CONSUMER ? " -C" : "");
+	return b[0] ? b + 1 : b;
+}
+static bool mounts_ok;		/* -M: this process may mount */
 
 /*
  * Divergence kinds: the word in brackets that starts every message.  -x
@@ -321,47 +413,84 @@ static uint64_t hash(const char *s)
 	return h;
 }
 
-static void hist_add(struct run *r, const char *path)
+/*
+ * Path history: for every path the test ever made, the objects that held
+ * it and when (ticks: one per file system change).  An event's path must
+ * have named some object during the window since the last quiescent
+ * point: a stale path (the name reused since) or a made-up one is caught
+ * even though names repeat (-N).  Object 0 is anonymous (probes, flood
+ * files).
+ */
+#define OPEN_END	LONG_MAX
+
+static struct hent *hist_find(struct run *r, const char *path, bool add)
 {
 	size_t i;
 
-	if (2 * (r->hn + 1) > r->hcap) {
-		char **old = r->hist;
+	if (add && 2 * (r->hn + 1) > r->hcap) {
+		struct hent *old = r->hist;
 		size_t oc = r->hcap, j;
 
 		r->hcap = oc ? 2 * oc : 4096;
 		r->hist = xcalloc(r->hcap, sizeof(*r->hist));
-		r->hn = 0;
 		for (j = 0; j < oc; j++) {
-			if (!old[j])
+			if (!old[j].path)
 				continue;
-			for (i = hash(old[j]) & (r->hcap - 1); r->hist[i];
-			     i = (i + 1) & (r->hcap - 1))
+			for (i = hash(old[j].path) & (r->hcap - 1);
+			     r->hist[i].path; i = (i + 1) & (r->hcap - 1))
 				;
 			r->hist[i] = old[j];
-			r->hn++;
 		}
 		free(old);
 	}
-	for (i = hash(path) & (r->hcap - 1); r->hist[i];
+	if (!r->hcap)
+		return NULL;
+	for (i = hash(path) & (r->hcap - 1); r->hist[i].path;
 	     i = (i + 1) & (r->hcap - 1))
-		if (!strcmp(r->hist[i], path))
-			return;
-	r->hist[i] = strdup(path);
-	if (!r->hist[i])
+		if (!strcmp(r->hist[i].path, path))
+			return &r->hist[i];
+	if (!add)
+		return NULL;
+	r->hist[i].path = strdup(path);
+	if (!r->hist[i].path)
 		die("strdup");
 	r->hn++;
+	return &r->hist[i];
 }
 
-static bool hist_has(struct run *r, const char *path)
+/* obj starts holding path now */
+static void hist_open(struct run *r, const char *path, int obj)
 {
-	size_t i;
+	struct hent *h = hist_find(r, path, true);
 
-	if (!r->hcap)
-		return false;
-	for (i = hash(path) & (r->hcap - 1); r->hist[i];
-	     i = (i + 1) & (r->hcap - 1))
-		if (!strcmp(r->hist[i], path))
+	if (h->n == h->c) {
+		h->c = h->c ? 2 * h->c : 2;
+		h->v = realloc(h->v, h->c * sizeof(*h->v));
+		if (!h->v)
+			die("realloc");
+	}
+	h->v[h->n++] = (struct ivl){ .obj = obj, .s = r->tick, .e = OPEN_END };
+}
+
+/* obj stops holding path now */
+static void hist_close(struct run *r, const char *path, int obj)
+{
+	struct hent *h = hist_find(r, path, false);
+	int i;
+
+	for (i = 0; h && i < h->n; i++)
+		if (h->v[i].obj == obj && h->v[i].e == OPEN_END)
+			h->v[i].e = r->tick;
+}
+
+/* the path named some object since the last quiescent point */
+static bool hist_window(struct run *r, const char *path)
+{
+	struct hent *h = hist_find(r, path, false);
+	int i;
+
+	for (i = 0; h && i < h->n; i++)
+		if (h->v[i].e >= r->qtick)
 			return true;
 	return false;
 }
@@ -374,6 +503,7 @@ static struct node *node_new(struct run *r, struct node *parent,
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->dir = dir;
 	n->plain = -1;
+	n->id = r->npool + 1;
 	if (r->npool == r->cpool) {
 		r->cpool = r->cpool ? 2 * r->cpool : 256;
 		r->pool = realloc(r->pool, r->cpool * sizeof(*r->pool));
@@ -465,15 +595,28 @@ static bool in_tree(const struct run *r, const struct node *n)
 	return r->root && below(n, r->root);
 }
 
+/* n and everything below it start holding their paths (now) */
 static void record(struct run *r, struct node *n)
 {
 	char b[PATH_MAX];
 	int i;
 
 	absp(r, n, b, sizeof(b));
-	hist_add(r, b);
+	hist_open(r, b, n->id);
 	for (i = 0; i < n->nkid; i++)
 		record(r, n->kid[i]);
+}
+
+/* ... and stop holding them (now) */
+static void unrecord(struct run *r, struct node *n)
+{
+	char b[PATH_MAX];
+	int i;
+
+	absp(r, n, b, sizeof(b));
+	hist_close(r, b, n->id);
+	for (i = 0; i < n->nkid; i++)
+		unrecord(r, n->kid[i]);
 }
 
 struct list {
@@ -516,6 +659,46 @@ static int count(struct node *n, bool dir)
 	return c;
 }
 
+static struct node *child_named(const struct node *d, const char *name)
+{
+	int i;
+
+	for (i = 0; d && i < d->nkid; i++)
+		if (!strcmp(d->kid[i]->name, name))
+			return d->kid[i];
+	return NULL;
+}
+
+/* -M: the mount a directory's entries live on (0: BASE's file system) */
+static int mnt_of(const struct node *d)
+{
+	for (; d; d = d->parent)
+		if (d->mnt)
+			return d->mnt;
+	return 0;
+}
+
+static bool has_mount(const struct node *n)
+{
+	int i;
+
+	if (n->mnt)
+		return true;
+	for (i = 0; i < n->nkid; i++)
+		if (has_mount(n->kid[i]))
+			return true;
+	return false;
+}
+
+/* m may be renamed into directory to: no EXDEV, no EBUSY */
+static bool mount_ok(const struct run *r, const struct node *m,
+		     const struct node *to)
+{
+	if (!r->nmnt)
+		return true;
+	return !has_mount(m) && mnt_of(m->parent) == mnt_of(to);
+}
+
 static struct node *pick(struct run *r, struct node *top, bool dir,
 			 bool nottop)
 {
@@ -536,6 +719,49 @@ static struct node *pick(struct run *r, struct node *top, bool dir,
 static void fresh(struct run *r, char c, char *buf, size_t sz)
 {
 	snprintf(buf, sz, "%c%lu", c, ++r->uniq);
+}
+
+/*
+ * The name of a new entry of parent (or of one moved there).  Without -N
+ * and -X: a fresh one, never used before in this seed (no PRNG draw).
+ * -N: from a small pool (n0..n5 for files and directories, r0..r2 for the
+ * root, a0/a1 and p0/p1 for its ancestors), one not in use in parent, so
+ * that a name freed by a move or delete comes back at once.  -X: now and
+ * then a directory name the seed's exclude patterns match.
+ */
+static void name_for(struct run *r, struct rng *g, const struct node *parent,
+		     char c, char *buf, size_t sz)
+{
+	const char *pfx = "n";
+	unsigned int n = 6, k, i;
+
+	if ((feat & F_XD) && c == 'd') {
+		k = rnd(g, 6);
+		if (k == 0)
+			snprintf(buf, sz, ".git");
+		else if (k == 1 && (feat & F_NAMES))
+			snprintf(buf, sz, "n%u.tmp", rnd(g, 2));
+		else if (k == 1)
+			snprintf(buf, sz, "d%lu.tmp", ++r->uniq);
+		if (k <= 1 && !child_named(parent, buf))
+			return;
+	}
+	if (!(feat & F_NAMES) || c == 't') {
+		fresh(r, c, buf, sz);
+		return;
+	}
+	switch (c) {
+	case 'r': pfx = "r"; n = 3; break;
+	case 'a': pfx = "a"; n = 2; break;
+	case 'p': pfx = "p"; n = 2; break;
+	}
+	k = rnd(g, n);
+	for (i = 0; i < n; i++) {
+		snprintf(buf, sz, "%s%u", pfx, (k + i) % n);
+		if (!child_named(parent, buf))
+			return;
+	}
+	fresh(r, c, buf, sz);
 }
 
 /* ------------------------------------------------------------ events */
@@ -609,12 +835,147 @@ static void check_path(struct run *r, const struct inofd_event *ev,
 		r->stale_flagged++;
 		return;
 	}
-	if (!hist_has(r, path)) {
+	if (!hist_window(r, path)) {
 		describe(r, ev, d, sizeof(d));
-		diverge(r, "[false-path] %s names a path that never existed: %s",
+		diverge(r, "[false-path] %s names a path that no object had since the last quiescent point: %s",
 			what, d);
 	}
 }
+
+/*
+ * -C, the consumer's view.  Each event on a path is given the earliest
+ * and latest tick it can be about: a creation or arrival (IN_CREATE,
+ * IN_MOVED_TO, MOVE_IN, a RENAME's path) is when some object started
+ * holding the path, a removal or departure (IN_DELETE, IN_MOVED_FROM,
+ * MOVE_OUT, a RENAME's from_path) when one stopped, anything else any
+ * time one held it; only stretches since the last quiescent point count.
+ * An event whose latest tick is before the earliest tick of an earlier
+ * event on the same path arrived out of order (CREATE root/a, then the
+ * MOVE_OUT of the root/a that left before it was made).  Synthetic
+ * events (scans) and the stretch after a loss are not held to it.
+ */
+enum { ORD_ANY, ORD_START, ORD_END };
+
+static void order_check(struct run *r, const struct inofd_event *ev,
+			const char *path, int cls)
+{
+	struct hent *h;
+	long lo = LONG_MAX, hi = -1, t;
+	char d[PATH_MAX * 3];
+	int i;
+
+	if (!(feat & F_CONSUMER) || !path || (ev->flags & INOFD_EVF_SYNTHETIC))
+		return;
+	h = hist_find(r, path, false);
+	for (i = 0; h && i < h->n; i++) {
+		const struct ivl *v = &h->v[i];
+
+		if (v->e < r->qtick)
+			continue;
+		if (cls == ORD_START) {
+			if (v->s < r->qtick)
+				continue;
+			t = v->s;
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		} else if (cls == ORD_END) {
+			if (v->e == OPEN_END)
+				continue;
+			t = v->e;
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		} else {
+			t = v->s > r->qtick ? v->s : r->qtick;
+			lo = t < lo ? t : lo;
+			hi = v->e > hi ? v->e : hi;
+		}
+	}
+	if (hi < 0)
+		return;
+	if (h->order_epoch == r->order_epoch + 1 && hi < h->order_lo) {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[order] %s of %s is about tick %ld at the latest, after an event on that path about tick %ld or later: %s",
+			cls == ORD_START ? "an arrival" : cls == ORD_END ?
+			"a departure" : "an event", path, hi, h->order_lo, d);
+		return;
+	}
+	if (h->order_epoch != r->order_epoch + 1) {
+		h->order_epoch = r->order_epoch + 1;
+		h->order_lo = lo;
+	} else if (lo > h->order_lo) {
+		h->order_lo = lo;
+	}
+}
+
+/* the class of ev's path (from: its from_path) for order_check() */
+static int order_class(const struct inofd_event *ev, bool from)
+{
+	switch (ev->type) {
+	case INOFD_EV_RENAME:
+		return from ? ORD_END : ORD_START;
+	case INOFD_EV_MOVE_IN:
+		return ORD_START;
+	case INOFD_EV_MOVE_OUT:
+		return ORD_END;
+	case INOFD_EV_INOTIFY:
+		if (!ev->name)
+			return ORD_ANY;
+		if (ev->mask & (IN_CREATE | IN_MOVED_TO))
+			return ORD_START;
+		if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
+			return ORD_END;
+		return ORD_ANY;
+	}
+	return ORD_ANY;
+}
+
+#ifdef ORACLE_HAVE_INO
+/*
+ * The event's inode is the watched directory's the kernel reported it on
+ * (inofd.h): for an event with a name the directory holding the entry,
+ * else the object itself.  That directory's path (path less "/name") must
+ * have named the object of that inode since the last quiescent point.
+ */
+static void ino_check(struct run *r, const struct inofd_event *ev,
+		      const char *path, const char *name, struct reg *g)
+{
+	char dp[PATH_MAX], d[PATH_MAX * 3];
+	struct hent *h;
+	size_t l;
+	int i;
+
+	if (!path || !ev->ino || (g && !g->tree && g->moved))
+		return;
+	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH))
+		return;
+	l = strlen(path);
+	if (name) {
+		if (l <= strlen(name) + 1)
+			return;		/* [path-name] said so already */
+		l -= strlen(name) + 1;
+	}
+	if (l >= sizeof(dp))
+		return;
+	memcpy(dp, path, l);
+	dp[l] = 0;
+	h = hist_find(r, dp, false);
+	for (i = 0; h && i < h->n; i++) {
+		const struct ivl *v = &h->v[i];
+		const struct node *n;
+
+		if (v->e < r->qtick)
+			continue;
+		if (!v->obj)
+			return;
+		n = r->pool[v->obj - 1];
+		if (n->ino == ev->ino || (n->ino_alt && n->ino_alt == ev->ino))
+			return;
+	}
+	describe(r, ev, d, sizeof(d));
+	diverge(r, "[ino] %s never named inode %llu since the last quiescent point: %s",
+		dp, (unsigned long long)ev->ino, d);
+}
+#endif
 
 static void probe_event(struct run *r, const struct inofd_event *ev)
 {
@@ -659,7 +1020,24 @@ static void event(struct run *r, const struct inofd_event *ev)
 		diverge(r, "[type] unknown event type %d", ev->type);
 		return;
 	}
+#ifdef ORACLE_HAVE_SEQ
+	/*
+	 * -C: every event's sequence number is above the one before; the
+	 * header promises more, 1, 2, 3, ... with no gap
+	 */
+	if ((feat & F_CONSUMER) && ev->seq != r->last_seq + 1) {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[seq] sequence number %llu after %llu%s: %s",
+			(unsigned long long)ev->seq,
+			(unsigned long long)r->last_seq,
+			ev->seq > r->last_seq ? " (a gap)" : "", d);
+		return;
+	}
+	r->have_seq = true;
+	r->last_seq = ev->seq;
+#endif
 	if (ev->type == INOFD_EV_RESCAN) {
+		r->order_epoch++;
 		r->rescans++;
 		note(r, "# lib: RESCAN");
 		return;
@@ -673,9 +1051,14 @@ static void event(struct run *r, const struct inofd_event *ev)
 	if (ev->type == INOFD_EV_ERROR) {
 		describe(r, ev, d, sizeof(d));
 		note(r, "# lib: %s", d);
+		r->order_epoch++;
 		r->errors++;
 		if (g->tree)
 			r->lost = true;
+		/* -L: the library said it hit a limit; see check() */
+		if (g->tree && (feat & F_LIMITS) && (ev->error == -ENOSPC ||
+		    ev->error == -EMFILE || ev->error == -ENFILE))
+			r->limited = true;
 		return;
 	}
 	if (ev->type == INOFD_EV_CHANGED) {
@@ -706,6 +1089,16 @@ static void event(struct run *r, const struct inofd_event *ev)
 	if (ev->type == INOFD_EV_RENAME)
 		check_path(r, ev, ev->from_path, ev->from_name,
 			   reg_of(r, ev->from_data), "from_path");
+	if (!(g->tree && (ev->flags & INOFD_EVF_STALE_PATH)) &&
+	    !(!g->tree && g->moved)) {
+		order_check(r, ev, ev->path, order_class(ev, false));
+		if (ev->type == INOFD_EV_RENAME)
+			order_check(r, ev, ev->from_path, order_class(ev, true));
+	}
+#ifdef ORACLE_HAVE_INO
+	if (feat & F_CONSUMER)
+		ino_check(r, ev, ev->path, ev->name, g);
+#endif
 	if (ev->mask & IN_IGNORED) {
 		describe(r, ev, d, sizeof(d));
 		if (ev->wd != g->wd) {
@@ -794,6 +1187,15 @@ static void fs_fail(struct run *r, const char *what, const char *path)
 	exit(2);
 }
 
+static void set_ino(struct run *r, struct node *n, const char *relpath)
+{
+	struct stat st;
+
+	if (fstatat(r->basefd, relpath, &st, AT_SYMLINK_NOFOLLOW))
+		fs_fail(r, "stat", relpath);
+	n->ino = st.st_ino;
+}
+
 static void make_dir(struct run *r, struct node *parent, const char *name,
 		     struct node **out)
 {
@@ -803,7 +1205,9 @@ static void make_dir(struct run *r, struct node *parent, const char *name,
 	rel(n, b, sizeof(b));
 	if (mkdirat(r->basefd, b, 0755))
 		fs_fail(r, "mkdir", b);
+	r->tick++;
 	record(r, n);
+	set_ino(r, n, b);
 	if (out)
 		*out = n;
 }
@@ -816,6 +1220,7 @@ static void make_file(struct run *r, struct node *parent, const char *name,
 	int fd;
 
 	rel(n, b, sizeof(b));
+	r->tick++;
 	record(r, n);
 	fd = openat(r->basefd, b, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -823,6 +1228,7 @@ static void make_file(struct run *r, struct node *parent, const char *name,
 	if (data && write(fd, "x", 1) != 1)
 		fs_fail(r, "write", b);
 	close(fd);
+	set_ino(r, n, b);
 }
 
 static void plain_end(struct run *r, struct node *n)
@@ -844,6 +1250,8 @@ static void remove_tree(struct run *r, struct node *n)
 	rel(n, b, sizeof(b));
 	if (unlinkat(r->basefd, b, n->dir ? AT_REMOVEDIR : 0))
 		fs_fail(r, n->dir ? "rmdir" : "unlink", b);
+	r->tick++;
+	unrecord(r, n);
 	plain_end(r, n);
 	node_unlink(n);
 }
@@ -862,23 +1270,158 @@ static void move(struct run *r, struct node *m, struct node *to,
 		 const char *name)
 {
 	char a[PATH_MAX], b[PATH_MAX];
+	struct node *victim = child_named(to, name);
 
 	rel(m, a, sizeof(a));
+	r->tick++;
+	unrecord(r, m);
+	if (victim && victim != m) {
+		/* rename(2) onto an existing file or empty directory */
+		unrecord(r, victim);
+		plain_end(r, victim);
+		node_unlink(victim);
+	}
 	node_unlink(m);
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	node_link(to, m);
 	rel(m, b, sizeof(b));
 	if (renameat(r->basefd, a, r->basefd, b))
 		fs_fail(r, "rename", a);
-	note(r, "mv %s %s", a, b);
+	note(r, "mv %s %s%s", a, b, victim && victim != m ? "   # onto an existing one" : "");
 	record(r, m);
 	mark_moved(r, m);
+}
+
+/*
+ * -M: a tmpfs, or a bind mount of a fresh empty directory BASE/bsrc/bN,
+ * over a directory of the tree (not the root, not inside another mount,
+ * no plain watch at or below it).  In the model the directory's entries
+ * are put aside and it starts empty; the umount brings them back.
+ */
+static bool mount_op(struct run *r)
+{
+	char b[PATH_MAX], abs[PATH_MAX], src[PATH_MAX];
+	struct mnt *mt = NULL;
+	struct node *d;
+	int i;
+
+	if (!r->can_mount || r->nmnt >= MAXMNT)
+		return false;
+	d = pick(r, r->root, true, true);
+	if (!d || has_mount(d) || mnt_of(d))
+		return false;
+	for (i = 0; i < r->nregs; i++)
+		if (!r->regs[i].ended && !r->regs[i].tree && r->regs[i].dir &&
+		    below(r->regs[i].dir, d))
+			return false;
+	for (i = 0; i < MAXMNT; i++)
+		if (!r->mnts[i].active) {
+			mt = &r->mnts[i];
+			break;
+		}
+	mt->bind = rnd(&r->g, 2);
+	rel(d, b, sizeof(b));
+	absp(r, d, abs, sizeof(abs));
+	if (mt->bind) {
+		fmt_path(src, sizeof(src), "%s/bsrc/b%d", r->base, ++r->mnt_made);
+		if (mkdir(src, 0755))
+			fs_fail(r, "mkdir", src);
+		if (mount(src, abs, NULL, MS_BIND, NULL))
+			fs_fail(r, "mount --bind", abs);
+		note(r, "mount --bind bsrc/b%d %s", r->mnt_made, b);
+	} else {
+		if (mount("oracle", abs, "tmpfs", 0, "size=4m,mode=0755"))
+			fs_fail(r, "mount tmpfs", abs);
+		note(r, "mount -t tmpfs oracle %s", b);
+	}
+	r->tick++;
+	mt->active = true;
+	mt->mp = d;
+	snprintf(mt->path, sizeof(mt->path), "%s", b);
+	for (i = 0; i < d->nkid; i++)
+		unrecord(r, d->kid[i]);
+	free(mt->hidden);
+	mt->hidden = d->kid;
+	mt->nhidden = d->nkid;
+	mt->chidden = d->ckid;
+	d->kid = NULL;
+	d->nkid = d->ckid = 0;
+	mt->ino = d->ino;
+	set_ino(r, d, b);
+	d->ino_alt = mt->ino;
+	d->mnt = (int)(mt - r->mnts) + 1;
+	r->nmnt++;
+	return true;
+}
+
+/* which: a mount's index, or -1 for a random active one */
+static bool umount_op(struct run *r, int which)
+{
+	struct mnt *mt;
+	struct node *d;
+	char b[PATH_MAX], abs[PATH_MAX];
+	int i, k;
+
+	if (!r->nmnt)
+		return false;
+	if (which < 0) {
+		k = rnd(&r->g, r->nmnt);
+		for (i = 0; i < MAXMNT; i++)
+			if (r->mnts[i].active && !k--)
+				which = i;
+	}
+	mt = &r->mnts[which];
+	d = mt->mp;
+	rel(d, b, sizeof(b));
+	absp(r, d, abs, sizeof(abs));
+	if (umount2(abs, 0)) {
+		if (errno != EBUSY || umount2(abs, MNT_DETACH))
+			fs_fail(r, "umount", abs);
+		note(r, "umount -l %s   # busy", b);
+	} else {
+		note(r, "umount %s", b);
+	}
+	r->tick++;
+	while (d->nkid) {
+		struct node *k2 = d->kid[d->nkid - 1];
+
+		unrecord(r, k2);
+		node_unlink(k2);
+	}
+	free(d->kid);
+	d->kid = mt->hidden;
+	d->nkid = mt->nhidden;
+	d->ckid = mt->chidden;
+	mt->hidden = NULL;
+	mt->nhidden = mt->chidden = 0;
+	for (i = 0; i < d->nkid; i++)
+		record(r, d->kid[i]);
+	d->ino_alt = d->ino;
+	d->ino = mt->ino;
+	d->mnt = 0;
+	mt->active = false;
+	mt->mp = NULL;
+	r->nmnt--;
+	return true;
+}
+
+static void umount_all(struct run *r)
+{
+	int i;
+
+	for (i = 0; i < MAXMNT; i++)
+		if (r->mnts[i].active)
+			umount_op(r, i);
 }
 
 enum op {
 	OP_MKDIR, OP_MKDIRP, OP_CREATE, OP_WRITE, OP_UNLINK, OP_RMDIR,
 	OP_RMR, OP_MVFILE, OP_MVDIR, OP_MVROOT, OP_MVOUT, OP_MVIN,
 	OP_OUTSIDE, OP_CLEANOUT, OP_FLOOD, OP_PLAIN_ADD, OP_PLAIN_RM,
+	/* -N */
+	OP_REMK, OP_SWAP, OP_ONTO, OP_MVNEW,
+	/* -M */
+	OP_MOUNT, OP_UMOUNT,
 	OP_N
 };
 
@@ -886,6 +1429,7 @@ static const char *const opname[OP_N] = {
 	"mkdir", "mkdirp", "create", "write", "unlink", "rmdir", "rmr",
 	"mvfile", "mvdir", "mvroot", "mvout", "mvin", "outside", "cleanout",
 	"flood", "plain", "plainrm",
+	"remk", "swap", "onto", "mvnew", "mount", "umount",
 };
 
 /* -D: operations (and "relroot", "batch", "interleave") left out */
@@ -909,6 +1453,7 @@ static unsigned int weight[OP_N] = {
 	[OP_MVDIR] = 10, [OP_MVROOT] = 2, [OP_MVOUT] = 5, [OP_MVIN] = 5,
 	[OP_OUTSIDE] = 4, [OP_CLEANOUT] = 1, [OP_FLOOD] = 1,
 	[OP_PLAIN_ADD] = 2, [OP_PLAIN_RM] = 2,
+	/* the ops of -N and -M: 0 unless asked for (main) */
 };
 
 static int plain_alive(const struct run *r)
@@ -940,7 +1485,8 @@ static void flood(struct run *r, struct node *d)
 		for (k = 0; k < 2; k++) {
 			fresh(r, 'z', nm, sizeof(nm));
 			fmt_path(f[k], sizeof(f[k]), "%s/%s/%s", r->base, b, nm);
-			hist_add(r, f[k]);
+			r->tick++;
+			hist_open(r, f[k], 0);
 			fd[k] = open(f[k], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
 				     0644);
 			if (fd[k] < 0)
@@ -953,6 +1499,8 @@ static void flood(struct run *r, struct node *d)
 			close(fd[k]);
 			if (unlink(f[k]))
 				fs_fail(r, "unlink", f[k]);
+			r->tick++;
+			hist_close(r, f[k], 0);
 		}
 		return;
 	}
@@ -961,13 +1509,16 @@ static void flood(struct run *r, struct node *d)
 	for (i = 0; i < n; i++) {
 		fresh(r, 'z', nm, sizeof(nm));
 		fmt_path(f[0], sizeof(f[0]), "%s/%s/%s", r->base, b, nm);
-		hist_add(r, f[0]);
+		r->tick++;
+		hist_open(r, f[0], 0);
 		fd[0] = open(f[0], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd[0] < 0)
 			fs_fail(r, "create", f[0]);
 		close(fd[0]);
 		if (unlink(f[0]))
 			fs_fail(r, "unlink", f[0]);
+		r->tick++;
+		hist_close(r, f[0], 0);
 	}
 }
 
@@ -981,21 +1532,21 @@ static bool do_op(struct run *r, enum op op)
 
 	switch (op) {
 	case OP_MKDIR:
-		if (ndirs >= MAXDIRS)
+		if (ndirs >= r->maxdirs)
 			return false;
 		d = pick(r, r->root, true, false);
-		fresh(r, 'd', nm, sizeof(nm));
+		name_for(r, &r->g, d, 'd', nm, sizeof(nm));
 		make_dir(r, d, nm, &m);
 		rel(m, b, sizeof(b));
 		note(r, "mkdir %s", b);
 		return true;
 	case OP_MKDIRP:
-		if (ndirs + 4 > MAXDIRS)
+		if (ndirs + 4 > r->maxdirs)
 			return false;
 		d = pick(r, r->root, true, false);
 		k = 2 + rnd(&r->g, 3);
 		for (i = 0; i < k; i++) {
-			fresh(r, 'd', nm, sizeof(nm));
+			name_for(r, &r->g, d, 'd', nm, sizeof(nm));
 			make_dir(r, d, nm, &d);
 		}
 		rel(d, b, sizeof(b));
@@ -1005,7 +1556,7 @@ static bool do_op(struct run *r, enum op op)
 		if (nfiles >= MAXFILES)
 			return false;
 		d = pick(r, r->root, true, false);
-		fresh(r, 'f', nm, sizeof(nm));
+		name_for(r, &r->g, d, 'f', nm, sizeof(nm));
 		make_file(r, d, nm, rnd(&r->g, 2));
 		rel(d, b, sizeof(b));
 		note(r, "touch %s/%s", b, nm);
@@ -1041,7 +1592,7 @@ static bool do_op(struct run *r, enum op op)
 				l.v[k++] = l.v[i];
 		m = k ? l.v[rnd(&r->g, k)] : NULL;
 		free(l.v);
-		if (!m)
+		if (!m || m->mnt)
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rmdir %s", b);
@@ -1050,7 +1601,7 @@ static bool do_op(struct run *r, enum op op)
 	}
 	case OP_RMR:
 		m = pick(r, r->root, true, true);
-		if (!m)
+		if (!m || has_mount(m))
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rm -r %s", b);
@@ -1061,7 +1612,9 @@ static bool do_op(struct run *r, enum op op)
 		if (!m)
 			return false;
 		to = pick(r, r->root, true, false);
-		fresh(r, 'f', nm, sizeof(nm));
+		name_for(r, &r->g, to, 'f', nm, sizeof(nm));
+		if (!mount_ok(r, m, to))
+			return false;
 		move(r, m, to, nm);
 		return true;
 	case OP_MVDIR: {
@@ -1076,12 +1629,14 @@ static bool do_op(struct run *r, enum op op)
 				l.v[k++] = l.v[i];
 		to = l.v[rnd(&r->g, k)];	/* the root is always there */
 		free(l.v);
-		fresh(r, 'd', nm, sizeof(nm));
+		name_for(r, &r->g, to, 'd', nm, sizeof(nm));
+		if (!mount_ok(r, m, to))
+			return false;
 		move(r, m, to, nm);
 		return true;
 	}
 	case OP_MVROOT:
-		fresh(r, 'r', nm, sizeof(nm));
+		name_for(r, &r->g, r->p, 'r', nm, sizeof(nm));
 		move(r, r->root, r->p, nm);
 		return true;
 	case OP_MVOUT:
@@ -1090,22 +1645,26 @@ static bool do_op(struct run *r, enum op op)
 		m = pick(r, r->root, true, true);
 		if (!m)
 			return false;
-		fresh(r, 'o', nm, sizeof(nm));
+		name_for(r, &r->g, r->out, 'o', nm, sizeof(nm));
+		if (!mount_ok(r, m, r->out))
+			return false;
 		move(r, m, r->out, nm);
 		return true;
 	case OP_MVIN:
 		m = pick(r, r->out, true, true);
-		if (!m || ndirs + count(m, true) > MAXDIRS)
+		if (!m || ndirs + count(m, true) > r->maxdirs)
 			return false;
 		to = pick(r, r->root, true, false);
-		fresh(r, 'd', nm, sizeof(nm));
+		name_for(r, &r->g, to, 'd', nm, sizeof(nm));
+		if (!mount_ok(r, m, to))
+			return false;
 		move(r, m, to, nm);
 		return true;
 	case OP_OUTSIDE:
 		d = pick(r, r->out, true, true);
 		if (!d)
 			return false;
-		fresh(r, 'x', nm, sizeof(nm));
+		name_for(r, &r->g, d, 'x', nm, sizeof(nm));
 		make_file(r, d, nm, true);
 		rel(d, b, sizeof(b));
 		note(r, "touch %s/%s   # outside the tree", b, nm);
@@ -1129,7 +1688,7 @@ static bool do_op(struct run *r, enum op op)
 		    r->nregs >= MAXREGS)
 			return false;
 		d = pick(r, r->root, true, true);
-		if (!d || d->plain >= 0)
+		if (!d || d->plain >= 0 || mnt_of(d))
 			return false;
 		g = &r->regs[r->nregs];
 		memset(g, 0, sizeof(*g));
@@ -1172,6 +1731,108 @@ static bool do_op(struct run *r, enum op op)
 				g->wd, inofd_strerror(ret));
 		return true;
 	}
+	case OP_REMK:
+		/* mv d away && mkdir d */
+		if (ndirs + 1 > r->maxdirs || count(r->out, true) - 1 >= MAXOUT)
+			return false;
+		m = pick(r, r->root, true, true);
+		if (!m)
+			return false;
+		d = m->parent;
+		snprintf(b, sizeof(b), "%s", m->name);
+		if (rnd(&r->g, 2)) {
+			to = r->out;
+		} else {
+			to = pick(r, r->root, true, false);
+			if (below(to, m))
+				return false;
+		}
+		if (!mount_ok(r, m, to))
+			return false;
+		name_for(r, &r->g, to, 'd', nm, sizeof(nm));
+		move(r, m, to, nm);
+		make_dir(r, d, b, &m);
+		rel(m, b, sizeof(b));
+		note(r, "mkdir %s   # the name just freed", b);
+		return true;
+	case OP_SWAP: {
+		/* mv root/d out/d && mv root/e root/d */
+		char old[32];
+
+		if (count(r->out, true) - 1 >= MAXOUT)
+			return false;
+		m = pick(r, r->root, true, true);
+		if (!m || !mount_ok(r, m, r->out))
+			return false;
+		d = m->parent;
+		snprintf(old, sizeof(old), "%s", m->name);
+		if (child_named(r->out, old))
+			name_for(r, &r->g, r->out, 'o', nm, sizeof(nm));
+		else
+			snprintf(nm, sizeof(nm), "%s", old);
+		to = pick(r, r->root, rnd(&r->g, 2), true);
+		if (!to || to == m || below(to, m) || below(d, to) ||
+		    !mount_ok(r, to, d))
+			return false;
+		move(r, m, r->out, nm);
+		move(r, to, d, old);
+		return true;
+	}
+	case OP_ONTO: {
+		/*
+		 * rename onto an existing empty directory (or file), the
+		 * source new in its parent, which is then moved out of the
+		 * tree: all before one read when the step batches.
+		 */
+		struct node *src, *victim;
+
+		if (rnd(&r->g, 3) == 0) {
+			m = pick(r, r->root, false, false);
+			victim = pick(r, r->root, false, false);
+			if (!m || !victim || m == victim ||
+			    !mount_ok(r, m, victim->parent))
+				return false;
+			move(r, m, victim->parent, victim->name);
+			return true;
+		}
+		if (ndirs + 1 > r->maxdirs || count(r->out, true) - 1 >= MAXOUT)
+			return false;
+		d = pick(r, r->root, true, true);	/* the source's parent */
+		victim = pick(r, r->root, true, true);
+		if (!d || !victim || victim->nkid || victim->mnt ||
+		    below(d, victim) || !mount_ok(r, d, r->out) ||
+		    mnt_of(d) != mnt_of(victim->parent))
+			return false;
+		name_for(r, &r->g, d, 'd', nm, sizeof(nm));
+		make_dir(r, d, nm, &src);
+		rel(src, b, sizeof(b));
+		note(r, "mkdir %s", b);
+		move(r, src, victim->parent, victim->name);
+		if (rnd(&r->g, 4)) {
+			name_for(r, &r->g, r->out, 'o', nm, sizeof(nm));
+			move(r, d, r->out, nm);
+		}
+		return true;
+	}
+	case OP_MVNEW:
+		/* mkdir x && mv y x/y */
+		if (ndirs + 1 > r->maxdirs)
+			return false;
+		d = pick(r, r->root, true, false);
+		m = pick(r, r->root, rnd(&r->g, 2), true);
+		if (!m || below(d, m) || !mount_ok(r, m, d))
+			return false;
+		name_for(r, &r->g, d, 'd', nm, sizeof(nm));
+		make_dir(r, d, nm, &to);
+		rel(to, b, sizeof(b));
+		note(r, "mkdir %s", b);
+		snprintf(nm, sizeof(nm), "%s", m->name);
+		move(r, m, to, nm);
+		return true;
+	case OP_MOUNT:
+		return mount_op(r);
+	case OP_UMOUNT:
+		return umount_op(r, -1);
 	default:
 		return false;
 	}
@@ -1197,6 +1858,46 @@ static void random_op(struct run *r)
 }
 
 /* ------------------------------------------------------------ checks */
+
+/* -X: the seed's exclude patterns and max_depth (0: none) */
+static const char *const xd_exclude[] = { ".git", "*.tmp", NULL };
+
+static bool excluded_name(const char *name)
+{
+	int i;
+
+	for (i = 0; xd_exclude[i]; i++)
+		if (!fnmatch(xd_exclude[i], name, 0))
+			return true;
+	return false;
+}
+
+/* d, a directory of the tree, should be watched by it */
+static bool watched(const struct run *r, const struct node *d)
+{
+	int depth = 0;
+
+	if (!r->xd_on)
+		return true;
+	for (; d && d != r->root; d = d->parent, depth++)
+		if (excluded_name(d->name))
+			return false;
+	return !r->max_depth || depth <= r->max_depth;
+}
+
+static int count_watched(struct run *r)
+{
+	struct list l = { 0 };
+	int i, c = 0;
+
+	if (!r->root)
+		return 0;
+	collect(r->root, true, false, &l);
+	for (i = 0; i < l.n; i++)
+		c += watched(r, l.v[i]);
+	free(l.v);
+	return c;
+}
 
 static void check(struct run *r, const char *when)
 {
@@ -1237,13 +1938,15 @@ static void check(struct run *r, const char *when)
 		int fd;
 
 		pr->dir = l.v[i];
-		pr->want_tree = in_tree(r, l.v[i]) && !r->regs[0].ended;
+		pr->want_tree = in_tree(r, l.v[i]) && watched(r, l.v[i]) &&
+				!r->regs[0].ended;
 		pr->want_plain = l.v[i]->plain;
 		rel(l.v[i], b, sizeof(b));
 		fmt_path(b + strlen(b), sizeof(b) - strlen(b), "/probe%lu",
 			 r->probe_base + i);
 		fmt_path(pr->path, sizeof(pr->path), "%s/%s", r->base, b);
-		hist_add(r, pr->path);
+		r->tick++;
+		hist_open(r, pr->path, 0);
 		fd = openat(r->basefd, b, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
 			    0644);
 		if (fd < 0)
@@ -1256,6 +1959,15 @@ static void check(struct run *r, const char *when)
 	for (i = 0; i < l.n && !r->failed; i++) {
 		struct probe *pr = &r->probes[i];
 
+		/*
+		 * -L: after the library reported ENOSPC or EMFILE for the
+		 * tree, a missing event is what it announced (and counted):
+		 * only extra or wrong ones diverge.
+		 */
+		if (r->limited && pr->n_tree < pr->want_tree) {
+			r->excused++;
+			pr->want_tree = pr->n_tree;
+		}
 		if (pr->n_tree != pr->want_tree || pr->n_other ||
 		    pr->n_plain != (pr->want_plain >= 0)) {
 			diverge(r, "[probe-%s] %s: %d event(s) with the tree's data (want %d), %d with its plain watch's (want %d), %d with other data",
@@ -1273,8 +1985,10 @@ static void check(struct run *r, const char *when)
 	if (r->failed)
 		goto out;
 
-	want = count(r->root, true);
-	if (r->root && !r->lost && !plain_alive(r) && !r->regs[0].ended) {
+	want = count_watched(r);
+	/* with a mount active, the covered directories' watches are moot */
+	if (r->root && !r->lost && !plain_alive(r) && !r->regs[0].ended &&
+	    !r->nmnt && !r->limited) {
 		int c = inofd_watch_count(r->in);
 
 		if (c != want)
@@ -1289,15 +2003,206 @@ static void check(struct run *r, const char *when)
 			 r->probe_base + i);
 		if (unlinkat(r->basefd, b, 0))
 			fs_fail(r, "unlink", b);
+		r->tick++;
+		hist_close(r, r->probes[i].path, 0);
 	}
 	if (l.n)
 		note(r, "rm probe*");
 	drain(r);
+	r->qtick = r->tick;
 out:
 	free(l.v);
 	free(r->probes);
 	r->probes = NULL;
 	r->nprobes = 0;
+}
+
+struct conf {
+	int nops;
+	long qset;		/* -q: lower max_queued_events (root) */
+	bool verbose;
+};
+
+/* ------------------------------------------------------------ -X -L -M setup */
+
+static int watch_tree(struct run *r, int dirfd, const char *path)
+{
+	struct inofd_tree_opts to;
+
+#if INOFD_VERSION_MAJOR > 0 || INOFD_VERSION_MINOR >= 3
+	/* 0.3: one entry point, data and flags in the options */
+	memset(&to, 0, sizeof(to));
+	to.sz = sizeof(to);
+	to.data = &r->regs[0].tag;
+	if (r->xd_on) {
+		to.exclude = xd_exclude;
+		to.max_depth = r->max_depth;
+	}
+	return inofd_watch_tree_at(r->in, dirfd, path, r->mask, &to);
+#else
+	if (!r->xd_on)
+		return inofd_watch_tree(r->in, dirfd, path, r->mask, 0,
+					&r->regs[0].tag);
+	memset(&to, 0, sizeof(to));
+	to.sz = sizeof(to);
+	to.exclude = xd_exclude;
+	to.max_depth = r->max_depth;
+	return inofd_watch_tree_opts(r->in, dirfd, path, r->mask, 0,
+				     &r->regs[0].tag, &to);
+#endif
+}
+
+/*
+ * -L: where max_user_watches is set.  In a user namespace of our own
+ * (/proc/sys/user/max_inotify_watches is per namespace, and the limit of
+ * every ancestor namespace holds too) when one can be made: nothing else
+ * on the machine is affected.  In the guest as root: the global sysctl,
+ * restored after each seed.
+ */
+static const char *watch_limit_file;
+static long watch_limit_old = -1;
+static bool in_userns;
+static unsigned long skipped_limits, skipped_mounts, refusals;
+
+static long read_long(const char *f)
+{
+	FILE *fp = fopen(f, "r");
+	long v = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%ld", &v) != 1)
+			v = -1;
+		fclose(fp);
+	}
+	return v;
+}
+
+static int write_str(const char *f, const char *s)
+{
+	int fd = open(f, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int write_long(const char *f, long v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%ld\n", v);
+	return write_str(f, b);
+}
+
+/* a user namespace mapping our own uid and gid only */
+static bool enter_userns(void)
+{
+	char b[64];
+	uid_t u = geteuid();
+	gid_t g = getegid();
+
+	if (in_userns)
+		return true;
+	if (unshare(CLONE_NEWUSER))
+		return false;
+	snprintf(b, sizeof(b), "%u %u 1\n", u, u);
+	if (write_str("/proc/self/uid_map", b))
+		die("uid_map");
+	if (write_str("/proc/self/setgroups", "deny\n") && errno != ENOENT)
+		die("setgroups");
+	snprintf(b, sizeof(b), "%u %u 1\n", g, g);
+	if (write_str("/proc/self/gid_map", b))
+		die("gid_map");
+	in_userns = true;
+	return true;
+}
+
+/* once per process, before any instance exists */
+static void features_setup(void)
+{
+	bool guest_root = geteuid() == 0 && getenv("REQUIRE_INOTIFY_WATCH");
+
+	if (feat & F_LIMITS) {
+		if (guest_root) {
+			watch_limit_file = "/proc/sys/fs/inotify/max_user_watches";
+		} else if (enter_userns()) {
+			watch_limit_file = "/proc/sys/user/max_inotify_watches";
+		}
+		if (watch_limit_file)
+			watch_limit_old = read_long(watch_limit_file);
+		if (watch_limit_old <= 0)
+			watch_limit_file = NULL;
+	}
+	if (feat & F_MOUNTS) {
+		/* root: a mount namespace of our own; else in a user one */
+		if (geteuid() != 0 && !in_userns && !enter_userns())
+			return;
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			return;
+		mounts_ok = true;
+	}
+}
+
+/* the RLIMIT_NOFILE that leaves exactly k descriptors free */
+static long nofile_for(int k)
+{
+	int i;
+
+	for (i = 0; k; i++)
+		if (fcntl(i, F_GETFD) < 0)
+			k--;
+	return i;
+}
+
+/* -L: just before inofd_watch_tree() */
+static void limits_set(struct run *r, const struct conf *cf)
+{
+	struct rlimit rl;
+
+	(void)cf;
+	if (!(feat & F_LIMITS))
+		return;
+	if (watch_limit_file) {
+		/*
+		 * Room for the tree as it is and its plain watches, and for
+		 * 0..6 more (the root's ancestors up to / are 6: the chain
+		 * may not fit).  The tree then grows no further than what
+		 * fits without the ancestors.
+		 */
+		int d = count(r->root, true), pl = plain_alive(r);
+
+		r->watch_limit = d + pl + rnd(&r->g4, 7);
+		r->maxdirs = r->watch_limit - MAXPLAIN - 1;
+		if (r->maxdirs > MAXDIRS)
+			r->maxdirs = MAXDIRS;
+		if (write_long(watch_limit_file, r->watch_limit))
+			die("set max_user_watches");
+		note(r, "# max_user_watches %ld (%s)", r->watch_limit,
+		     watch_limit_file);
+	} else {
+		skipped_limits++;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &r->old_nofile))
+		die("getrlimit");
+	rl = r->old_nofile;
+	r->nofile = nofile_for(3 + rnd(&r->g4, 5));
+	rl.rlim_cur = r->nofile;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit");
+	note(r, "ulimit -n %ld", r->nofile);
+}
+
+static void limits_restore(struct run *r)
+{
+	if (r->watch_limit && write_long(watch_limit_file, watch_limit_old))
+		die("restore max_user_watches");
+	r->watch_limit = 0;
+	if (r->nofile && setrlimit(RLIMIT_NOFILE, &r->old_nofile))
+		die("restore RLIMIT_NOFILE");
+	r->nofile = 0;
 }
 
 /* ------------------------------------------------------------ one seed */
@@ -1317,6 +2222,16 @@ static void cleanup(struct run *r)
 	if (r->in)
 		inofd_free(r->in);
 	r->in = NULL;
+	for (i = 0; i < MAXMNT; i++)
+		if (r->mnts[i].active) {
+			char b[PATH_MAX];
+
+			absp(r, r->mnts[i].mp, b, sizeof(b));
+			if (umount2(b, MNT_DETACH))
+				perror("oracle: umount");
+		}
+	for (i = 0; i < MAXMNT; i++)
+		free(r->mnts[i].hidden);
 	if (r->basefd >= 0)
 		close(r->basefd);
 	if (r->base[0])
@@ -1326,8 +2241,10 @@ static void cleanup(struct run *r)
 		free(r->pool[i]);
 	}
 	free(r->pool);
-	for (i = 0; (size_t)i < r->hcap; i++)
-		free(r->hist[i]);
+	for (i = 0; (size_t)i < r->hcap; i++) {
+		free(r->hist[i].path);
+		free(r->hist[i].v);
+	}
 	free(r->hist);
 	for (i = 0; i < r->nlog; i++)
 		free(r->log[i]);
@@ -1358,11 +2275,6 @@ static int sysctl_set(long v)
 	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-struct conf {
-	int nops;
-	long qset;		/* -q: lower max_queued_events (root) */
-	bool verbose;
-};
 
 /* 0 pass, 1 divergence */
 static int run_seed(uint64_t seed, int backend_flag, const char *bname,
@@ -1378,6 +2290,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	int i, k, wd, ret, endmode;
 
 	r->seed = seed;
+	r->maxdirs = MAXDIRS;
 	r->nops = cf->nops;
 	r->backend_flag = backend_flag;
 	r->backend_name = bname;
@@ -1386,6 +2299,16 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	rng_seed(&r->g, seed);
 	rng_seed(&g2, seed ^ 0x5eedull << 32);
 	rng_seed(&r->g3, seed ^ 0xa11ceull << 32);
+	rng_seed(&r->g4, seed ^ 0xfea7ull << 32);
+	if (feat & F_XD) {
+		r->xd_on = rnd(&r->g4, 4) != 0;
+		r->max_depth = rnd(&r->g4, 4);
+	}
+	if (feat & F_ROOTF)
+		r->root_form = 1 + rnd(&r->g4, 4);
+	r->can_mount = (feat & F_MOUNTS) && mounts_ok;
+	if ((feat & F_MOUNTS) && !mounts_ok)
+		skipped_mounts++;
 
 	/* per-seed choices, all from the PRNG */
 	r->mask = IN_CREATE | IN_DELETE | IN_MOVE | IN_CLOSE_WRITE |
@@ -1423,6 +2346,11 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	make_dir(r, r->top, "a", &r->a);
 	make_dir(r, r->a, "p", &r->p);
 	make_dir(r, r->top, "out", &r->out);
+	if (r->can_mount) {
+		fmt_path(b, sizeof(b), "%s/bsrc", r->base);
+		if (mkdir(b, 0755))
+			die(b);
+	}
 	fresh(r, 't', nm, sizeof(nm));
 	make_dir(r, r->p, nm, &r->root);
 	note(r, "# seed %llu, %d ops, backend %s, mask 0x%x, root %s, plain watches %s",
@@ -1431,9 +2359,13 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	     "relative to a dirfd" : "relative to the cwd",
 	     r->use_plain ? "on" : "off");
 	note(r, "cd BASE; mkdir -p a/p out a/p/%s", nm);
+	if (feat & (F_XD | F_ROOTF | F_MOUNTS | F_LIMITS))
+		note(r, "# -X %s (max_depth %d, exclude .git *.tmp), -R form %d, -M %s",
+		     r->xd_on ? "on" : "off", r->max_depth, r->root_form,
+		     r->can_mount ? "on" : (feat & F_MOUNTS) ? "skipped" : "off");
 
-	/* something to walk first */
-	k = rnd(&r->g, 6);
+	/* something to walk first (-L: a tree of some size) */
+	k = rnd(&r->g, 6) + (feat & F_LIMITS ? 16 : 0);
 	for (i = 0; i < k; i++)
 		do_op(r, rnd(&r->g, 2) ? OP_MKDIR : OP_CREATE);
 	if (rnd(&r->g, 2))
@@ -1486,6 +2418,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	r->regs[0].tree = true;
 	r->regs[0].dir = r->root;
 	absp(r, r->root, r->regs[0].path, sizeof(r->regs[0].path));
+	limits_set(r, cf);
 	if (r->rootmode == 1) {
 		char pp[PATH_MAX];
 		int pfd;
@@ -1494,33 +2427,48 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		pfd = open(pp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (pfd < 0)
 			die(pp);
-		wd = inofd_watch_tree_at(r->in, pfd, r->root->name, r->mask,
-				&(struct inofd_tree_opts){
-					.sz = sizeof(struct inofd_tree_opts),
-					.data = &r->regs[0].tag });
+		wd = watch_tree(r, pfd, r->root->name);
 		close(pfd);
 		note(r, "watch_tree dirfd(p) %s   # wd %d", r->root->name, wd);
 	} else if (r->rootmode == 2) {
 		if (chdir(r->base))
 			die("chdir");
-		wd = inofd_watch_tree_at(r->in, AT_FDCWD, r->regs[0].path +
-				      strlen(r->base) + 1, r->mask,
-				&(struct inofd_tree_opts){
-					.sz = sizeof(struct inofd_tree_opts),
-					.data = &r->regs[0].tag });
+		wd = watch_tree(r, AT_FDCWD, r->regs[0].path +
+				strlen(r->base) + 1);
 		if (chdir("/"))
 			die("chdir /");
 		note(r, "cd BASE; watch_tree a/p/%s; cd /   # wd %d",
 		     r->root->name, wd);
+	} else if (r->root_form) {
+		char pp[PATH_MAX];
+		static const char *const fm[] = { "",
+			"%s/a/p/./%s", "%s/a/../a/p/%s", "%s/a/p/%s/",
+			"%s/./a//p/%s/." };
+		/* a and p are still called a and p here */
+		fmt_path(pp, sizeof(pp), fm[r->root_form], r->base,
+			 r->root->name);
+		wd = watch_tree(r, AT_FDCWD, pp);
+		note(r, "watch_tree %s   # wd %d (-R: root form %d)", pp, wd,
+		     r->root_form);
 	} else {
-		wd = inofd_watch_tree_at(r->in, AT_FDCWD, r->regs[0].path, r->mask,
-				&(struct inofd_tree_opts){
-					.sz = sizeof(struct inofd_tree_opts),
-					.data = &r->regs[0].tag });
+		wd = watch_tree(r, AT_FDCWD, r->regs[0].path);
 		note(r, "watch_tree BASE/a/p/%s   # wd %d", r->root->name, wd);
 	}
+	if (wd < 0 && r->nofile && (wd == -EMFILE || wd == -ENFILE)) {
+		/* a clear refusal is allowed; counted, not a pass */
+		note(r, "# watch_tree refused under RLIMIT_NOFILE %ld: %s",
+		     r->nofile, inofd_strerror(wd));
+		r->refused = true;
+		goto done;
+	}
+	if (wd < 0 && r->watch_limit && wd == -ENOSPC) {
+		note(r, "# watch_tree refused under max_user_watches %ld: %s",
+		     r->watch_limit, inofd_strerror(wd));
+		r->refused = true;
+		goto done;
+	}
 	if (wd < 0) {
-		diverge(r, "[api] inofd_watch_tree_at: %s", inofd_strerror(wd));
+		diverge(r, "[api] inofd_watch_tree: %s", inofd_strerror(wd));
 		goto done;
 	}
 	r->regs[0].wd = wd;
@@ -1550,7 +2498,8 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 			    rnd(&r->g3, 24) == 0) {
 				struct node *n = rnd(&r->g3, 2) ? r->a : r->p;
 
-				fresh(r, n == r->a ? 'a' : 'p', nm, sizeof(nm));
+				name_for(r, &r->g3, n->parent, n == r->a ? 'a' : 'p',
+					 nm, sizeof(nm));
 				move(r, n, n->parent, nm);
 			}
 			if (!batch && !r->failed)
@@ -1563,6 +2512,12 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		goto done;
 
 	/* the end: every registration goes, each with one IN_IGNORED */
+	if (r->nmnt) {
+		umount_all(r);
+		check(r, "after umount");
+		if (r->failed)
+			goto done;
+	}
 	if (endmode) {
 		rel(r->root, b, sizeof(b));
 		note(r, "rm -r %s   # the whole tree", b);
@@ -1598,22 +2553,28 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 			ret);
 
 done:
+	limits_restore(r);
+	if (r->refused)
+		refusals++;
 	if (r->failed) {
 		printf("FAIL seed %llu (%s): after op %d of %d: %s\n",
 		       (unsigned long long)seed, bname, r->op, r->nops, r->why);
-		printf("  replay: make oracle ORACLE_SEED=%llu ORACLE_OPS=%d   (or oracle -s %llu -n %d -B %s -v)\n",
-		       (unsigned long long)seed, r->nops,
-		       (unsigned long long)seed, r->nops, bname);
+		printf("  replay: make oracle ORACLE_SEED=%llu ORACLE_OPS=%d ORACLE_ARGS='%s'   (or oracle -s %llu -n %d -B %s %s -v)\n",
+		       (unsigned long long)seed, r->nops, featargs(),
+		       (unsigned long long)seed, r->nops, bname, featargs());
 		printf("  BASE=%s; errors reported %d, rescans %d\n", r->base,
 		       r->errors, r->rescans);
 		for (i = 0; i < r->nlog; i++)
 			printf("    %s\n", r->log[i]);
 	} else {
-		printf("ok seed %llu (%s): %d ops, %d errors, %d rescans%s%s\n",
+		printf("ok seed %llu (%s): %d ops, %d errors, %d rescans%s%s%s%s\n",
 		       (unsigned long long)seed, bname, r->nops, r->errors,
 		       r->rescans,
 		       r->stale_flagged ? ", paths flagged stale after a loss" : "",
-		       r->ntolerated ? ", divergences tolerated (-x)" : "");
+		       r->ntolerated ? ", divergences tolerated (-x)" : "",
+		       r->refused ? ", watch_tree refused under -L (not a pass of the run)" :
+		       r->limited ? ", a limit reported by the library (-L)" : "",
+		       (feat & F_MOUNTS) && !r->can_mount ? ", mounts SKIPPED" : "");
 	}
 	fflush(stdout);
 	ret = r->failed;
@@ -1627,7 +2588,9 @@ done:
 static void usage(void)
 {
 	fprintf(stderr, "usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SECONDS] [-n OPS]\n"
-		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n");
+		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n"
+		"              [-N names reused] [-X exclude/max_depth] [-L limits] [-R root forms]\n"
+		"              [-M mounts] [-C consumer checks]   (tests/oracle/README)\n");
 	exit(2);
 }
 
@@ -1640,7 +2603,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMC")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -1675,14 +2638,56 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			disabled = optarg;
-			for (c = 0; c < OP_N; c++)
-				if (is_disabled(opname[c]))
-					weight[c] = 0;
+			break;
+		case 'N':
+			feat |= F_NAMES;
+			break;
+		case 'X':
+			feat |= F_XD;
+			break;
+		case 'L':
+			feat |= F_LIMITS;
+			break;
+		case 'R':
+			feat |= F_ROOTF;
+			break;
+		case 'M':
+			feat |= F_MOUNTS;
+			break;
+		case 'C':
+			feat |= F_CONSUMER;
 			break;
 		default:
 			usage();
 		}
 	}
+	/*
+	 * ORACLE_FEATURES=NXLRMC (letters of the options) adds features: the
+	 * guest takes it from the kernel command line (oracle_features=M,
+	 * which the kernel gives /init as an environment variable).
+	 */
+	if (getenv("ORACLE_FEATURES") || getenv("oracle_features")) {
+		const char *e = getenv("ORACLE_FEATURES") ?
+				getenv("ORACLE_FEATURES") : getenv("oracle_features");
+
+		feat |= (strchr(e, 'N') ? F_NAMES : 0) | (strchr(e, 'X') ? F_XD : 0) |
+			(strchr(e, 'L') ? F_LIMITS : 0) | (strchr(e, 'R') ? F_ROOTF : 0) |
+			(strchr(e, 'M') ? F_MOUNTS : 0) | (strchr(e, 'C') ? F_CONSUMER : 0);
+	}
+	if (feat & F_NAMES) {
+		weight[OP_REMK] = 4;
+		weight[OP_SWAP] = 3;
+		weight[OP_ONTO] = 4;
+		weight[OP_MVNEW] = 3;
+	}
+	if (feat & F_MOUNTS) {
+		weight[OP_MOUNT] = 3;
+		weight[OP_UMOUNT] = 2;
+	}
+	for (c = 0; c < OP_N; c++)
+		if (is_disabled(opname[c]))
+			weight[c] = 0;
+	features_setup();
 	if (optind != argc || cf.nops < 0 ||
 	    (strcmp(be, "auto") && strcmp(be, "kernel") &&
 	     strcmp(be, "procfd") && strcmp(be, "both")))
@@ -1701,10 +2706,25 @@ int main(int argc, char **argv)
 			fails += run_seed(s, 0, "auto", &cf);
 		seeds++;
 	}
-	printf("oracle: %llu seed(s) x %d ops, backend %s: %llu failing run(s)\n",
-	       seeds, cf.nops, be, fails);
+	printf("oracle: %llu seed(s) x %d ops, backend %s%s%s%s%s%s%s: %llu failing run(s)\n",
+	       seeds, cf.nops, be, feat & F_NAMES ? " -N" : "",
+	       feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
+	       feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
+	       feat & F_CONSUMER ? " -C" : "", fails);
+	if (skipped_mounts)
+		printf("oracle: SKIPPED the mounts of -M in %lu run(s): cannot mount here (no root, no user namespace)\n",
+		       skipped_mounts);
+	if (skipped_limits)
+		printf("oracle: SKIPPED max_user_watches of -L in %lu run(s): no user namespace (RLIMIT_NOFILE still applied)\n",
+		       skipped_limits);
+	if (refusals)
+		printf("oracle: %lu run(s) ended early: watch_tree refused under -L (EMFILE/ENOSPC)\n",
+		       refusals);
 	for (c = 0; c < 32 && kinds[c].kind[0]; c++)
 		printf("oracle:   %-16s %lu%s\n", kinds[c].kind, kinds[c].n,
 		       tolerated(kinds[c].kind) ? " (tolerated)" : "");
+	if (!fails && (feat & F_MOUNTS) && skipped_mounts == seeds *
+	    (strcmp(be, "both") ? 1 : 2))
+		return 4;	/* kselftest's skip: nothing of -M ran */
 	return fails ? 1 : 0;
 }

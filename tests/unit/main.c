@@ -9,6 +9,7 @@ TESTS(tree)
 TESTS(core)
 TESTS(walk)
 TESTS(api)
+TESTS(identity)
 
 int main(void)
 {
@@ -20,6 +21,7 @@ int main(void)
 		{ core_tests, &core_ntests },
 		{ walk_tests, &walk_ntests },
 		{ api_tests, &api_ntests },
+		{ identity_tests, &identity_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
@@ -34,5 +36,7 @@ int main(void)
 		memcpy(all + n, g[i].t, *g[i].n * sizeof(*all));
 		n += *g[i].n;
 	}
+	if (getenv("UNIT_FILTER"))	/* e.g. UNIT_FILTER='identity_*' */
+		cmocka_set_test_filter(getenv("UNIT_FILTER"));
 	return _cmocka_run_group_tests("libinofd", all, n, NULL, NULL);
 }

@@ -284,7 +284,10 @@ static void options_and_getters(void **state)
 	assert_int_equal(inofd_watch_count(f->in), 5);
 }
 
-/* Finding 7: a pending half of one watch holds back no other event. */
+/*
+ * Finding 7: a pending half of one watch holds back no other event; since
+ * issue 17 the next record settles it, so both come in the kernel's order.
+ */
 static void pending_half_blocks_nobody(void **state)
 {
 	struct fx *f = *state;
@@ -298,10 +301,13 @@ static void pending_half_blocks_nobody(void **state)
 	assert_true(inofd_watch_path(f->in, P(f, "w2"), IN_CREATE, NULL) >= 0);
 	assert_int_equal(rename(P(f, "w1/a"), P(f, "out/a")), 0);
 	mkfile(P(f, "w2/x"));
-	assert_int_equal(inofd_read(f->in), 1);
+	assert_int_equal(inofd_read(f->in), 2);
+	assert_int_equal(inofd_next(f->in, &ev), 1);
+	assert_int_equal(ev->type, INOFD_EV_MOVE_OUT);
+	assert_string_equal(ev->name, "a");
 	assert_int_equal(inofd_next(f->in, &ev), 1);
 	assert_string_equal(ev->name, "x");
-	assert_true(inofd_timeout(f->in) > 0);	/* the half still waits */
+	assert_int_equal(inofd_timeout(f->in), -1);	/* nothing waits */
 }
 
 /* Finding 7: the queue is bounded; past it, one INOFD_EV_RESCAN. */
