@@ -13,15 +13,19 @@
 
 static int tree_in(struct fx *f, const char *path)
 {
-	return inofd_watch_tree(f->in, AT_FDCWD, path, IN_ALL_EVENTS, 0,
-				"tree");
+	INOFD_TREE_OPTS(to, .data = "tree");
+
+	return inofd_watch_tree_at(f->in, AT_FDCWD, path, IN_ALL_EVENTS, &to);
 }
 
 static int tree_opts(struct fx *f, const char *rel,
 		     const struct inofd_tree_opts *o)
 {
-	return inofd_watch_tree_opts(f->in, AT_FDCWD, P(f, rel), IN_ALL_EVENTS,
-				     0, "tree", o);
+	struct inofd_tree_opts to = *o;
+
+	to.data = "tree";
+	return inofd_watch_tree_at(f->in, AT_FDCWD, P(f, rel), IN_ALL_EVENTS,
+				   &to);
 }
 
 /* index of the first event whose name is name and whose path is not path */
@@ -179,7 +183,7 @@ static int chain_child(void *arg)
 		return 77;
 	if (inofd_new(&in, NULL))
 		return 2;
-	root = inofd_watch_tree(in, AT_FDCWD, P(f, "p/t"), IN_CREATE, 0, NULL);
+	root = inofd_watch_tree_at(in, AT_FDCWD, P(f, "p/t"), IN_CREATE, NULL);
 	if (root < 0)
 		return 3;
 	if (inofd_read(in) < 0)
@@ -340,7 +344,7 @@ static int nofile_child(void *arg)
 	rl.rlim_cur = rl.rlim_max = (rlim_t)fd + 4;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		return 4;
-	r = inofd_watch_tree(in, AT_FDCWD, P(f, "t"), IN_CREATE, 0, NULL);
+	r = inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
 	/* a failure would be honest (all or nothing), but two descriptors
 	 * are enough: the walk goes on one directory at a time */
 	if (r < 0)
