@@ -52,6 +52,7 @@ KBUILD  := $(CACHE)/build-6.12-$(VARIANT)
 GB      := $(B)/guest-6.12-$(VARIANT)
 PATCHES := patches/6.12
 SERIES_WORK := $(CACHE)/series-6.12
+KOBJ_EST := 1170
 # tinyconfig selects SLUB_TINY there, which rules out SLUB_DEBUG
 FRAGMENTS += kconfig/6.12.config
 else
