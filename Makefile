@@ -75,7 +75,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	bench-host bench-lib-host soak oracle-guest bench-experiment bench-report harness-check watch-fd-check oracle \
-	install uninstall install-check uapi-copy-check deb deb-check \
+	install uninstall install-check uapi-copy-check deb deb-check post \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -107,6 +107,7 @@ help:
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "make series-check   every patch of the series builds on its own"
+	@echo "make post        the series to send, as build/post/, from your git identity"
 	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
 	@echo "KERNEL=6.12      the second base, Debian's linux-source-6.12 (patches/6.12/); default 6.1"
 	@echo "ACCEL=auto       KVM if it works here (probed once per host), else TCG; ACCEL=tcg|kvm forces"
@@ -196,7 +197,7 @@ oracle: $(if $(LIBINOFD),,lib)
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(GB)/root/tests/%,$(GUEST_C))
-M32_TESTS  := fd_badinput fd_equiv
+M32_TESTS  := fd_badinput fd_equiv fd_bind fd_mntns fd_overlay fd_userns fd_failnth
 GUEST_BINS += $(patsubst %,$(GB)/root/tests/%_m32,$(M32_TESTS))
 BENCH_C    := $(wildcard tests/bench/*.c)
 BENCH_SH   := $(wildcard tests/bench/*.sh)
@@ -379,8 +380,15 @@ checkpatch: $(STAMP)
 	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' $(PATCHES)/series) patches clean" \
 		"(--strict, $(KERNEL)'s checkpatch.pl)"; exit $$rc
 
+# The series to send, from the poster's git identity (scripts/post.sh):
+# author and Signed-off-by replace the committed placeholder; refused
+# without an identity or with a placeholder one.
+post: $(STAMP)
+	@scripts/post.sh $(KSRC) patches $(B)/post
+
 # Host tests of the harness itself: the KVM probe falls back within its
-# bound (fake QEMUs), the progress filter, the bench report generator.
+# bound (fake QEMUs), the progress filter, the bench report generator,
+# make post's identity checks (tests/harness/post_test.sh).
 harness-check:
 	@rc=0; for t in tests/harness/*_test.sh; do $$t || rc=1; done; exit $$rc
 

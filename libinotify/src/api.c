@@ -544,8 +544,8 @@ static const struct {
 		  "/proc is not mounted (or the forced backend is missing)" },
 	{ EBADF, "bad file descriptor" },
 	{ EINVAL, "invalid argument (mask, flags, watch descriptor, options, "
-		  "or an object that cannot be watched: pipe, socket, "
-		  "anonymous inode)" },
+		  "or an object that cannot be watched: anonymous inode, "
+		  "namespace file)" },
 	{ EEXIST, "object already watched (IN_MASK_CREATE)" },
 	{ ENOTDIR, "not a directory (IN_ONLYDIR or recursive watch)" },
 	{ EACCES, "permission denied: the object is not readable" },

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Backends: INOTIFY_WATCH (kernel.c), or inotify_add_watch() on
- * /proc/self/fd/N with the same rules as the kernel's INOTIFY_WATCH v2
- * (coord ABI: mask bits, IN_DONT_FOLLOW refused, SB_NOUSER objects
- * refused by their filesystem magic).
+ * /proc/self/fd/N with the same rules as the kernel's INOTIFY_WATCH
+ * (mask bits as inotify_add_watch() but IN_DONT_FOLLOW and the event-only
+ * bits refused; anonymous inodes and namespace files refused by their
+ * filesystem magic; read permission checked by inotify_add_watch()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,17 +20,15 @@
 #define FLAG_BITS	(IN_ONLYDIR | IN_EXCL_UNLINK | IN_MASK_ADD | \
 			 IN_MASK_CREATE | IN_ONESHOT)
 
-/* filesystems the kernel marks SB_NOUSER that an fd can reach */
-static const unsigned long nouser_magic[] = {
-	0x50495045,	/* PIPEFS_MAGIC */
-	0x534F434B,	/* SOCKFS_MAGIC */
+/*
+ * the filesystems whose objects INOTIFY_WATCH refuses: anonymous inodes
+ * (shared), namespace files (a watch would pin the namespace), and pidfs,
+ * where pidfds live after 6.9 (on 6.1 they are anonymous inodes)
+ */
+static const unsigned long refused_magic[] = {
 	0x09041934,	/* ANON_INODE_FS_MAGIC */
 	0x6e736673,	/* NSFS_MAGIC */
 	0x50494446,	/* PID_FS_MAGIC */
-	0x444d4142,	/* DMA_BUF_MAGIC */
-	0x5345434d,	/* SECRETMEM_MAGIC */
-	0xa10a10a1,	/* AIO_RING_MAGIC */
-	0x62646576,	/* BDEVFS_MAGIC */
 };
 
 static int procfd_check(int fd, uint32_t mask)
@@ -41,13 +40,13 @@ static int procfd_check(int fd, uint32_t mask)
 		return -EINVAL;		/* IN_DONT_FOLLOW among them */
 	if ((mask & IN_MASK_ADD) && (mask & IN_MASK_CREATE))
 		return -EINVAL;
-	if (!(mask & EVENT_BITS) && !(mask & IN_MASK_ADD))
+	if (!mask)
 		return -EINVAL;
 	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
 		return -EBADF;
 	if (fstatfs(fd, &sfs) == 0)
-		for (i = 0; i < sizeof(nouser_magic) / sizeof(nouser_magic[0]); i++)
-			if ((unsigned long)sfs.f_type == nouser_magic[i])
+		for (i = 0; i < sizeof(refused_magic) / sizeof(refused_magic[0]); i++)
+			if ((unsigned long)sfs.f_type == refused_magic[i])
 				return -EINVAL;
 	return 0;
 }

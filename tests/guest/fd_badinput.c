@@ -129,7 +129,7 @@ enum fd_kind {
 	FD_HUGE, FD_EVENTFD, FD_EPOLL, FD_TIMERFD, FD_SIGNALFD, FD_INOTIFY,
 	FD_SELF, FD_OPATH_000, FD_RDONLY_000, FD_WRONLY_200, FD_PIPE,
 	FD_PIPE_W, FD_SOCKET, FD_SOCKETPAIR, FD_NSFS, FD_MEMFD, FD_TMPFILE,
-	FD_OPATH_SYMLINK, FD_DEVNULL,
+	FD_OPATH_SYMLINK, FD_DEVNULL, FD_WRONLY_RW,
 };
 
 enum who { ANY, USER_ONLY };
@@ -143,7 +143,7 @@ struct watch_row {
 	enum who who;		/* USER_ONLY: root bypasses the check */
 };
 
-/* the errno table of INOTIFY_WATCH (include-uapi/linux/inotify.h, v2) */
+/* the errno table of INOTIFY_WATCH (include-uapi/linux/inotify.h) */
 static const struct watch_row watch_rows[] = {
 	{ "negative fd", FD_NEG, IN_MODIFY, 0, EBADF, ANY },
 	{ "closed fd", FD_CLOSED, IN_MODIFY, 0, EBADF, ANY },
@@ -153,8 +153,6 @@ static const struct watch_row watch_rows[] = {
 	{ "flags = 1 << 32", FD_DIR, IN_MODIFY, 1ULL << 32, EINVAL, ANY },
 	{ "flags = 1 << 63", FD_DIR, IN_MODIFY, 1ULL << 63, EINVAL, ANY },
 	{ "empty mask", FD_DIR, 0, 0, EINVAL, ANY },
-	{ "flags but no event", FD_DIR, IN_ONLYDIR | IN_ONESHOT, 0, EINVAL, ANY },
-	{ "IN_EXCL_UNLINK alone (no IN_MASK_ADD)", FD_DIR, IN_EXCL_UNLINK, 0, EINVAL, ANY },
 	{ "unknown bit 0x1000", FD_DIR, IN_MODIFY | 0x1000, 0, EINVAL, ANY },
 	{ "unknown bit 0x08000000", FD_DIR, IN_MODIFY | 0x08000000, 0, EINVAL, ANY },
 	{ "unknown bit 0x00010000", FD_DIR, IN_MODIFY | 0x00010000, 0, EINVAL, ANY },
@@ -173,25 +171,26 @@ static const struct watch_row watch_rows[] = {
 	{ "IN_ONLYDIR on a file", FD_FILE, IN_MODIFY | IN_ONLYDIR, 0, ENOTDIR, ANY },
 	{ "IN_ONLYDIR on an O_PATH file", FD_OPATH_FILE, IN_MODIFY | IN_ONLYDIR,
 	  0, ENOTDIR, ANY },
-	/* kernel-internal (SB_NOUSER) filesystems */
+	/* anon inodes (one inode shared by most) and nsfs (pins the namespace) */
 	{ "eventfd (anon inode)", FD_EVENTFD, IN_ACCESS, 0, EINVAL, ANY },
 	{ "epoll (anon inode)", FD_EPOLL, IN_ACCESS, 0, EINVAL, ANY },
 	{ "timerfd (anon inode)", FD_TIMERFD, IN_ACCESS, 0, EINVAL, ANY },
 	{ "signalfd (anon inode)", FD_SIGNALFD, IN_ACCESS, 0, EINVAL, ANY },
 	{ "another inotify (anon inode)", FD_INOTIFY, IN_ACCESS, 0, EINVAL, ANY },
 	{ "the instance itself (anon inode)", FD_SELF, IN_ACCESS, 0, EINVAL, ANY },
-	{ "pipe read end (pipefs)", FD_PIPE, IN_MODIFY, 0, EINVAL, ANY },
-	{ "pipe write end (pipefs)", FD_PIPE_W, IN_MODIFY, 0, EINVAL, ANY },
-	{ "unix socket (sockfs)", FD_SOCKET, IN_MODIFY, 0, EINVAL, ANY },
-	{ "socketpair end (sockfs)", FD_SOCKETPAIR, IN_MODIFY, 0, EINVAL, ANY },
 	{ "/proc/self/ns/mnt (nsfs)", FD_NSFS, IN_ACCESS, 0, EINVAL, ANY },
-	{ "IN_UNMOUNT alone on a pipe (pipefs)", FD_PIPE, IN_UNMOUNT, 0, EINVAL, ANY },
-	/* the access policy, pinned both ways */
+	{ "IN_UNMOUNT alone on nsfs", FD_NSFS, IN_UNMOUNT, 0, EINVAL, ANY },
+	/* the access rule: MAY_READ on the object, whatever the fd */
 	{ "O_PATH to a mode 0000 file", FD_OPATH_000, IN_MODIFY, 0, EACCES, USER_ONLY },
 	{ "O_WRONLY to a mode 0200 file", FD_WRONLY_200, IN_MODIFY, 0, EACCES, USER_ONLY },
-	{ "O_RDONLY file, mode 0000 since", FD_RDONLY_000, IN_MODIFY, 0, 0, ANY },
+	{ "O_RDONLY file, mode 0000 since", FD_RDONLY_000, IN_MODIFY, 0, EACCES, USER_ONLY },
 	/* rows that must succeed, as a reference for the ones above */
 	{ "O_PATH directory", FD_OPATH_DIR, IN_CREATE | IN_ONLYDIR, 0, 0, ANY },
+	{ "O_PATH to a readable file", FD_OPATH_FILE, IN_MODIFY, 0, 0, ANY },
+	{ "O_WRONLY to a readable file", FD_WRONLY_RW, IN_MODIFY, 0, 0, ANY },
+	{ "flags only (replaces the events by none)", FD_DIR,
+	  IN_ONLYDIR | IN_ONESHOT, 0, 0, ANY },
+	{ "IN_EXCL_UNLINK alone (no IN_MASK_ADD)", FD_DIR, IN_EXCL_UNLINK, 0, 0, ANY },
 	{ "IN_UNMOUNT alone", FD_DIR, IN_UNMOUNT, 0, 0, ANY },
 	{ "IN_UNMOUNT with an event", FD_DIR, IN_UNMOUNT | IN_CREATE, 0, 0, ANY },
 	{ "IN_MASK_ADD | IN_EXCL_UNLINK, no event (new)", FD_DIR,
@@ -201,6 +200,12 @@ static const struct watch_row watch_rows[] = {
 	{ "memfd (shmem)", FD_MEMFD, IN_MODIFY, 0, 0, ANY },
 	{ "O_TMPFILE file", FD_TMPFILE, IN_MODIFY, 0, 0, ANY },
 	{ "/dev/null (device node)", FD_DEVNULL, IN_ACCESS, 0, 0, ANY },
+	/* pipes and sockets, as through a /proc/self/fd path watch */
+	{ "pipe read end (pipefs)", FD_PIPE, IN_MODIFY, 0, 0, ANY },
+	{ "pipe write end (pipefs)", FD_PIPE_W, IN_MODIFY, 0, 0, ANY },
+	{ "unix socket (sockfs)", FD_SOCKET, IN_MODIFY, 0, 0, ANY },
+	{ "socketpair end (sockfs)", FD_SOCKETPAIR, IN_MODIFY, 0, 0, ANY },
+	{ "IN_UNMOUNT alone on a pipe (pipefs)", FD_PIPE, IN_UNMOUNT, 0, 0, ANY },
 };
 
 /* make the descriptor a row asks for; *extra gets a second fd to close */
@@ -261,6 +266,7 @@ static int make_fd(enum fd_kind kind, int ifd, int *extra)
 		snprintf(path, sizeof(path), "%s/link", dir);
 		return open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	case FD_DEVNULL: return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	case FD_WRONLY_RW: return open(file_rw, O_WRONLY | O_CLOEXEC);
 	}
 	return -2;
 }
@@ -302,6 +308,55 @@ static void watch_table(void)
 			close(extra);
 		close(ifd);
 	}
+}
+
+/*
+ * A pipe watched by its read end: a write is IN_MODIFY and a read
+ * IN_ACCESS, on the one watch of both ends, as through /proc/self/fd.
+ * Reported as EINVAL when an event is missing or different.
+ */
+static void watch_pipe_events(void)
+{
+	struct inotify_watch_args args = { .mask = IN_MODIFY | IN_ACCESS };
+	union {
+		struct inotify_event ev;
+		char buf[256];
+	} u;
+	int ifd, p[2], wd, got;
+	ssize_t len;
+	char c;
+
+	ifd = sys_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (ifd < 0 || pipe2(p, O_CLOEXEC)) {
+		row("WATCH", "pipe: set up", 0, -errno);
+		return;
+	}
+	args.fd = p[0];
+	wd = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	row("WATCH", "pipe: watch by the read end", 0, wd);
+	args.fd = p[1];
+	got = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	row("WATCH", "pipe: the write end has the same wd", 0,
+	    got == wd ? 0 : -EINVAL);
+	if (write(p[1], "x", 1) != 1)
+		got = -errno;
+	else if ((len = read(ifd, u.buf, sizeof(u.buf))) < 0)
+		got = -errno;
+	else
+		got = len == sizeof(u.ev) && u.ev.wd == wd &&
+		      u.ev.mask == IN_MODIFY ? 0 : -EINVAL;
+	row("WATCH", "pipe: a write gives IN_MODIFY", 0, got);
+	if (read(p[0], &c, 1) != 1)
+		got = -errno;
+	else if ((len = read(ifd, u.buf, sizeof(u.buf))) < 0)
+		got = -errno;
+	else
+		got = len == sizeof(u.ev) && u.ev.wd == wd &&
+		      u.ev.mask == IN_ACCESS ? 0 : -EINVAL;
+	row("WATCH", "pipe: a read gives IN_ACCESS", 0, got);
+	close(p[0]);
+	close(p[1]);
+	close(ifd);
 }
 
 static void watch_misc(void)
@@ -751,6 +806,7 @@ int main(void)
 	if (have) {
 		watch_table();
 		watch_misc();
+		watch_pipe_events();
 		size_rows();
 		watch_limit();
 		ignore_rows();

@@ -17,9 +17,10 @@
  * is still open: no event until that file is closed; its close gives
  * IN_CLOSE_WRITE, then IN_UNMOUNT and IN_IGNORED.
  *
- * Each expectation is the exact list of events per watch.  Root only (it
- * mounts).  Exit 0 pass, 1 fail, 4 skip (not root, or no INOTIFY_WATCH
- * and REQUIRE_INOTIFY_WATCH unset).
+ * Each expectation is the exact list of events per watch.  It mounts: as
+ * root, or as any other user in a user and mount namespace of its own
+ * (fdtest_userns()).  Exit 0 pass, 1 fail, 4 skip (no user namespace for
+ * a user, or no INOTIFY_WATCH and REQUIRE_INOTIFY_WATCH unset).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -175,11 +176,12 @@ int main(void)
 	rc = fdtest_probe();
 	if (rc)
 		return rc;
-	if (geteuid() != 0) {
-		printf("skip fd_bind: needs root (it mounts)\n");
-		return 4;
-	}
 	fdtest_mkbase();
+	rc = fdtest_userns();
+	if (rc) {
+		rmdir(base);
+		return rc;
+	}
 
 	phase_bind();
 	phase_detach();

@@ -15,7 +15,9 @@
  * rename of a watched directory); "mount" (root only: ext2 on a loop
  * device, watched, then unmounted, which must work with fd watches and
  * give IN_UNMOUNT and IN_IGNORED); "overflow" (queue overflow, with
- * max_queued_events lowered when root).
+ * max_queued_events lowered when root); "pipe" (a pipe and a socket pair
+ * watched through /proc/self/fd/N by path, by their descriptor by fd:
+ * writes, reads, and the watch after the last close).
  *
  * Exit 0 pass, 1 fail, 4 skip when the kernel has no INOTIFY_WATCH
  * (ENOTTY) -- unless REQUIRE_INOTIFY_WATCH=1, then its absence fails.
@@ -32,6 +34,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -272,6 +275,55 @@ static void phase_tree(enum mode m, struct stream *s, struct watches *w)
 	if (syscall(SYS_inotify_rm_watch, ifd, w->wd[1]))
 		die("inotify_rm_watch");
 
+	drain(ifd, s);
+	close(ifd);
+}
+
+/*
+ * A pipe and a socket pair: watched by path through /proc/self/fd/N, or by
+ * descriptor, in both cases while they are open.  Writes, reads, the last
+ * close, and then the explicit removal of the watches, which outlive the
+ * objects: no IN_DELETE_SELF, only IN_IGNORED at removal.
+ */
+static void phase_pipe(enum mode m, struct stream *s, struct watches *w)
+{
+	char path[64], c[4];
+	int ifd, p[2], sv[2], wd, i, fds[2];
+	const char *labels[2] = { "pipe", "socket" };
+
+	ifd = sys_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ifd < 0)
+		die("inotify_init1");
+	if (pipe2(p, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_STREAM |
+					      SOCK_CLOEXEC, 0, sv))
+		die("pipe or socketpair");
+	fds[0] = p[0];
+	fds[1] = sv[0];
+	for (i = 0; i < 2; i++) {
+		if (m == BY_PATH) {
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[i]);
+			wd = syscall(SYS_inotify_add_watch, ifd, path,
+				     IN_ALL_EVENTS);
+		} else {
+			wd = watch_fd(ifd, fds[i], IN_ALL_EVENTS);
+		}
+		if (wd < 0)
+			die("%s watch on a %s", mode_name[m], labels[i]);
+		w->wd[w->n] = wd;
+		w->label[w->n] = labels[i];
+		w->n++;
+	}
+	if (write(p[1], "ab", 2) != 2 || read(p[0], c, 2) != 2)
+		die("pipe write or read");
+	if (write(sv[0], "ab", 2) != 2 || read(sv[1], c, 2) != 2)
+		die("socket write or read");
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+	for (i = 0; i < w->n; i++)
+		if (syscall(SYS_inotify_rm_watch, ifd, w->wd[i]))
+			die("inotify_rm_watch after the last close");
 	drain(ifd, s);
 	close(ifd);
 }
@@ -623,6 +675,20 @@ int main(void)
 	}
 	if (old_q > 0)
 		write_int(knob, old_q);
+
+	/* pipe: as a /proc/self/fd path watch, event for event */
+	for (m = BY_PATH; m <= BY_FD; m++) {
+		memset(&w[m], 0, sizeof(w[m]));
+		s[m].n = 0;
+		phase_pipe(m, &s[m], &w[m]);
+		dump(mode_name[m], &s[m], &w[m]);
+	}
+	fail |= compare("pipe", &s[0], &w[0], &s[1], &w[1]);
+	if (!has_mask(&s[1], IN_MODIFY) || !has_mask(&s[1], IN_ACCESS) ||
+	    !has_mask(&s[1], IN_IGNORED)) {
+		printf("FAIL fd_equiv: pipe: expected events are missing\n");
+		fail = 1;
+	}
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
 	run(cmd);

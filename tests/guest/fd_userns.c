@@ -21,8 +21,9 @@
  *   root's 0622 file, O_WRONLY        fd EACCES  path EACCES
  *   root's 0700 directory, O_PATH     fd EACCES  path EACCES
  *   root's 0600 file, O_RDONLY fd opened by root before the drop
- *                                     fd ok      path EACCES  (+ event:
- *                                      an fd open for reading is the proof)
+ *                                     fd EACCES  path EACCES  (read
+ *                                      permission on the object is checked
+ *                                      whatever the fd, as fanotify does)
  *   a tmpfs the user mounts in its namespace, watched by fd, unmounted:
  *                                     IN_UNMOUNT then IN_IGNORED
  *
@@ -167,7 +168,7 @@ static const struct urow rows[] = {
 	{ "root's 0700 directory, O_PATH", ROOT_700_DIR, "root_700", O_PATH,
 	  EACCES, EACCES },
 	{ "root's 0600 file, O_RDONLY fd opened by root", ROOT_600_HELD,
-	  "root_600", -1, 0, EACCES },
+	  "root_600", -1, EACCES, EACCES },
 };
 
 /* the tmpfs row: mount, watch by fd, umount; IN_UNMOUNT then IN_IGNORED */

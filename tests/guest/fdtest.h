@@ -15,6 +15,8 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +112,53 @@ static inline void fdtest_mkbase(void)
 		 tmp ? tmp : "/tmp");
 	if (!mkdtemp(base))
 		die("mkdtemp");
+}
+
+/* write @str to the file @path; 0 or -1 */
+static inline int fdtest_write_str(const char *path, const char *str)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t len = strlen(str);
+	int ret = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, str, len) != len)
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
+/*
+ * For the tests that mount: as root, nothing to do; otherwise enter a
+ * user namespace of our own, where our uid and gid are mapped to 0, and a
+ * mount namespace it owns, so that tmpfs, bind, overlay mounts and
+ * further mount namespaces are ours to make.  0, or the exit status:
+ * 4 (skip) when the kernel has no user namespaces for us.
+ */
+static inline int fdtest_userns(void)
+{
+	char map[64];
+	unsigned int uid = geteuid(), gid = getegid();
+
+	if (uid == 0)
+		return 0;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS)) {
+		printf("skip " TEST_NAME ": uid %u and no user namespace: %s\n",
+		       uid, strerror(errno));
+		return 4;
+	}
+	snprintf(map, sizeof(map), "0 %u 1", uid);
+	if (fdtest_write_str("/proc/self/uid_map", map))
+		die("uid_map");
+	if (fdtest_write_str("/proc/self/setgroups", "deny"))
+		die("setgroups");
+	snprintf(map, sizeof(map), "0 %u 1", gid);
+	if (fdtest_write_str("/proc/self/gid_map", map))
+		die("gid_map");
+	printf("%s: uid %u, as root of a user namespace of its own\n",
+	       TEST_NAME, uid);
+	return 0;
 }
 
 #endif /* FDTEST_H */

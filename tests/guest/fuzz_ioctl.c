@@ -59,13 +59,13 @@ static uint32_t rnd(void)
 enum kind {
 	K_FILE,		/* an object INOTIFY_WATCH accepts, not a directory */
 	K_DIR,		/* a directory */
-	K_NOUSER,	/* on an SB_NOUSER filesystem: EINVAL */
+	K_REFUSED,	/* an anon inode or nsfs: EINVAL */
 };
 
 static int pool[64], npool;
 static const char *pool_what[64];
 static enum kind pool_kind[64];
-static int pool_denied[64];	/* not open for reading, and not readable */
+static int pool_denied[64];	/* the object is not readable: EACCES */
 static int pool_ino[64];	/* index of the first pool fd of the inode */
 static int watched[64];		/* per instance: pool_ino may be watched */
 static int is_root;
@@ -74,8 +74,8 @@ static long n_ok, n_err, n_total;
 static long errcount[256];
 
 /*
- * @denied_user: the fd is O_PATH or write-only and its object is not
- * readable by an unprivileged caller (EACCES for uid != 0, not for root).
+ * @denied_user: the object is not readable by an unprivileged caller,
+ * whatever the fd was opened for (EACCES for uid != 0, not for root).
  */
 static void add_kind(int fd, const char *what, enum kind kind, int denied_user)
 {
@@ -105,9 +105,9 @@ static void add(int fd, const char *what)
 		add_kind(fd, what, S_ISDIR(st.st_mode) ? K_DIR : K_FILE, 0);
 }
 
-static void add_nouser(int fd, const char *what)
+static void add_refused(int fd, const char *what)
 {
-	add_kind(fd, what, K_NOUSER, 0);
+	add_kind(fd, what, K_REFUSED, 0);
 }
 
 static void make_pool(void)
@@ -130,26 +130,26 @@ static void make_pool(void)
 	add(fd, "unlinked file");
 	fd = open("file000", O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
 	chmod("file000", 0);
-	add(fd, "ro file chmod 000");
+	add_kind(fd, "ro file chmod 000", K_FILE, 1);
 	add_kind(open("file000", O_PATH | O_CLOEXEC), "O_PATH chmod 000",
 		 K_FILE, 1);
 	add_kind(open("file000", O_WRONLY | O_CLOEXEC), "wo file chmod 000",
 		 K_FILE, 1);
 	if (pipe2(p, O_CLOEXEC) == 0) {
-		add_nouser(p[0], "pipe r");
-		add_nouser(p[1], "pipe w");
+		add(p[0], "pipe r");
+		add(p[1], "pipe w");
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0) {
-		add_nouser(sv[0], "socket");
-		add_nouser(sv[1], "socket");
+		add(sv[0], "socket");
+		add(sv[1], "socket");
 	}
-	add_nouser(eventfd(0, EFD_CLOEXEC), "eventfd");
-	add_nouser(epoll_create1(EPOLL_CLOEXEC), "epoll");
-	add_nouser(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), "timerfd");
+	add_refused(eventfd(0, EFD_CLOEXEC), "eventfd");
+	add_refused(epoll_create1(EPOLL_CLOEXEC), "epoll");
+	add_refused(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), "timerfd");
 	sigemptyset(&ss);
-	add_nouser(signalfd(-1, &ss, SFD_CLOEXEC), "signalfd");
-	add_nouser(syscall(SYS_inotify_init1, IN_CLOEXEC), "inotify");
-	add_nouser(open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), "nsfs");
+	add_refused(signalfd(-1, &ss, SFD_CLOEXEC), "signalfd");
+	add_refused(syscall(SYS_inotify_init1, IN_CLOEXEC), "inotify");
+	add_refused(open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), "nsfs");
 	add(syscall(SYS_memfd_create, "fz", 1u), "memfd");
 	add(open(".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), "O_TMPFILE");
 	add(open("/dev/null", O_RDWR | O_CLOEXEC), "/dev/null");
@@ -214,7 +214,7 @@ static int pool_index(int fd)
 /*
  * INOTIFY_WATCH with an argument of @size bytes at a pointer of which the
  * first @mapped bytes are readable; @buf holds what those bytes would be.
- * The rules of include-uapi/linux/inotify.h (v2), in the kernel's order.
+ * The rules of include-uapi/linux/inotify.h, in the kernel's order.
  */
 static uint64_t expect_watch(const unsigned char *buf, unsigned int size,
 			     unsigned int mapped)
@@ -240,7 +240,7 @@ static uint64_t expect_watch(const unsigned char *buf, unsigned int size,
 		return RES_E(EINVAL);
 	if (a.mask & ~(events | flags))
 		return RES_E(EINVAL);
-	if (!(a.mask & (events | IN_MASK_ADD)))
+	if (!a.mask)
 		return RES_E(EINVAL);
 	if ((a.mask & IN_MASK_ADD) && (a.mask & IN_MASK_CREATE))
 		return RES_E(EINVAL);
@@ -252,7 +252,7 @@ static uint64_t expect_watch(const unsigned char *buf, unsigned int size,
 		return RES_OK | RES_E(EINVAL) | RES_E(ENOTDIR) | RES_E(EACCES) |
 		       RES_E(EEXIST);
 	}
-	if (pool_kind[i] == K_NOUSER)
+	if (pool_kind[i] == K_REFUSED)
 		return RES_E(EINVAL);
 	if ((a.mask & IN_ONLYDIR) && pool_kind[i] != K_DIR)
 		return RES_E(ENOTDIR);

@@ -142,7 +142,7 @@ static void watch_fd_same_object(void **state)
 static void watch_fd_unlinked_and_pipe(void **state)
 {
 	struct fx *f = *state;
-	int fd, p[2], wd, i;
+	int fd, p[2], wd, pwd, i;
 
 	fd = open(P(f, "gone"), O_RDWR | O_CREAT, 0600);
 	unlink(P(f, "gone"));
@@ -152,15 +152,17 @@ static void watch_fd_unlinked_and_pipe(void **state)
 	close(fd);
 
 	assert_int_equal(pipe(p), 0);
-	/* pipes live on a kernel-internal filesystem: refused (coord ABI) */
-	assert_int_equal(inofd_watch_fd(f->in, p[1], IN_MODIFY, p), -EINVAL);
+	/* pipes are watched as through /proc/self/fd: a write is IN_MODIFY */
+	pwd = inofd_watch_fd(f->in, p[1], IN_MODIFY, p);
+	assert_true(pwd >= 0);
+	assert_true(pwd != wd);
 	assert_int_equal(write(p[1], "y", 1), 1);
 	drain(f, 50);
 	i = find(f, INOFD_EV_INOTIFY, IN_MODIFY, NULL);
 	assert_true(i >= 0);
 	assert_int_equal(f->r[i].wd, wd);
 	assert_string_equal(f->r[i].path, "");	/* no path for a deleted file */
-	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_MODIFY, NULL), 1);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_MODIFY, NULL), 2);
 	close(p[0]);
 	close(p[1]);
 }

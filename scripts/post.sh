@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make post: the series of patches/, ready to send, from the poster.
+#
+#   post.sh KSRC PATCHDIR OUTDIR
+#
+# The committed series is from a placeholder ("Placeholder Not A Person
+# <placeholder@make-post.invalid>"): nothing committed pretends to be a
+# person.  This script takes the poster's git identity, the one git itself
+# would use for a commit here: GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL from
+# the environment, else user.name and user.email from git config (the
+# repository's own, the global or the system one).  It refuses to run when
+# either is missing or is a placeholder, and when the cover letter still
+# has a slot to fill ("[[SLOT").
+#
+# Then, in a scratch clone of KSRC (the kernel tree in the cache, tag
+# "pristine"), it applies every patch with git am, with the placeholder
+# replaced by the poster as author and Signed-off-by (git am --signoff
+# adds the poster's Signed-off-by to any patch without it), and writes the
+# series again with git format-patch (scripts/format-series.sh) into
+# OUTDIR: no base-commit line, the recipients of PATCHDIR/recipients, the
+# cover letter's text from PATCHDIR/0000-cover-letter.patch.  Nothing is
+# sent: the last line says how to.
+set -euo pipefail
+
+[ $# = 3 ] || { echo "usage: $0 KSRC PATCHDIR OUTDIR" >&2; exit 2; }
+ksrc=$1 patchdir=$2 out=$3
+here=$(cd "$(dirname "$0")" && pwd)
+placeholder_name="Placeholder Not A Person"
+placeholder_email="placeholder@make-post.invalid"
+
+die() { echo "post: $*" >&2; exit 1; }
+
+# the identity: environment first, then git config as git reads it here
+name=${GIT_AUTHOR_NAME:-$(git config user.name 2>/dev/null || true)}
+email=${GIT_AUTHOR_EMAIL:-$(git config user.email 2>/dev/null || true)}
+[ -n "$name" ] || die "no identity: set git config user.name (or GIT_AUTHOR_NAME)"
+[ -n "$email" ] || die "no identity: set git config user.email (or GIT_AUTHOR_EMAIL)"
+shopt -s nocasematch
+case "$name <$email>" in
+*placeholder*|*"not a person"*|*"inotify-fd developers"*|*"inotify-fd build"*|\
+*@*.invalid\>|*@example.com\>|*@example.org\>|*@example.net\>|*@localhost*|*"(none)"*)
+	die "refusing the placeholder identity '$name <$email>': set your own with git config user.name/user.email" ;;
+esac
+case "$email" in
+*@*.*) ;;
+*) die "'$email' is not a mail address" ;;
+esac
+shopt -u nocasematch
+
+cover=$patchdir/0000-cover-letter.patch
+[ -f "$cover" ] || die "$cover: no cover letter"
+[ -f "$patchdir/series" ] || die "$patchdir/series: no series"
+if grep -n '\[\[SLOT' "$cover"; then
+	die "$cover has a slot to fill (above) before it can be posted"
+fi
+[ "$(realpath -m "$out")" != "$(realpath "$patchdir")" ] ||
+	die "OUTDIR must not be $patchdir: the committed series keeps the placeholder"
+git -C "$ksrc" rev-parse -q --verify 'pristine^{commit}' >/dev/null ||
+	die "$ksrc has no 'pristine' tag: run make tree first"
+
+patches=()
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	[ -f "$patchdir/$p" ] || die "$patchdir/series names $p, which does not exist"
+	patches+=("$p")
+done < "$patchdir/series"
+[ ${#patches[@]} -gt 0 ] || die "$patchdir/series is empty"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# a clone that only checks out the files the series touches
+files=$(cd "$patchdir" && sed -n 's|^+++ b/||p; s|^--- a/||p' "${patches[@]}" | sort -u)
+git clone -q --shared --no-checkout "$ksrc" "$work/tree"
+git -C "$work/tree" sparse-checkout set --no-cone $files
+git -C "$work/tree" checkout -q -b post pristine
+
+export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email
+for p in "${patches[@]}"; do
+	n=$(grep -c "^From: $placeholder_name <$placeholder_email>\$" "$patchdir/$p" || true)
+	[ "$n" -le 1 ] || die "$p: more than one placeholder From: line"
+	awk -v ph="$placeholder_name <$placeholder_email>" -v me="$name <$email>" '
+		!body && $0 == "From: " ph { print "From: " me; next }
+		!body && /^$/ { body = 1 }
+		$0 == "Signed-off-by: " ph { print "Signed-off-by: " me; next }
+		{ print }' "$patchdir/$p" > "$work/$p"
+	git -C "$work/tree" am -q --signoff --whitespace=nowarn "$work/$p" ||
+		die "$p does not apply to pristine"
+done
+
+sed "s|^From: $placeholder_name <$placeholder_email>\$|From: $name <$email>|" \
+	"$cover" > "$work/cover.patch"
+SERIES_NAME=$name SERIES_EMAIL=$email \
+	"$here/format-series.sh" "$work/tree" pristine post "$out" \
+	"$work/cover.patch" "$patchdir/recipients" >/dev/null
+
+if grep -l -e "$placeholder_email" -e "$placeholder_name" "$out"/*.patch; then
+	die "the placeholder is still in the files above"
+fi
+echo "post: ${#patches[@]} patches and a cover letter from $name <$email> in $out"
+echo "post: check them, then: git send-email $out/*.patch"

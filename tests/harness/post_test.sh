@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host test of make post (scripts/post.sh) on a tiny tree and series of
+# its own: refused without an identity, with the committed placeholder or
+# another placeholder, and while the cover letter has a slot to fill;
+# accepted with a real identity from git config or from the environment,
+# whose output has that identity as author, Signed-off-by and cover
+# letter sender, no placeholder and no base-commit line.  Run by make
+# harness-check; a second or so.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+post=$top/scripts/post.sh
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fails=0
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+
+# git with no identity but what a test gives it
+export HOME=$t/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$t/home/.gitconfig
+unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL EMAIL
+mkdir -p "$HOME"
+: > "$GIT_CONFIG_GLOBAL"
+ph="Placeholder Not A Person <placeholder@make-post.invalid>"
+
+# the "kernel tree": one file, tag pristine
+k=$t/ksrc
+mkdir -p "$k" && cd "$k" && git init -q &&
+	printf 'one\ntwo\n' > file.c && git add file.c &&
+	git -c user.name=build -c user.email=build@b.invalid commit -q -m pristine &&
+	git tag pristine || exit 1
+
+# the committed series: one patch and a cover letter, from the placeholder
+p=$t/patches
+mkdir -p "$p"
+git checkout -q -b tmp && printf 'one\ntwo\nthree\n' > file.c &&
+	git -c user.name="${ph% <*}" -c user.email=placeholder@make-post.invalid \
+		commit -q -a -m "file: add a line" -m "Because." \
+		-m "Signed-off-by: $ph" &&
+	git format-patch -q -o "$p" pristine..tmp || exit 1
+(cd "$p" && ls 0001-*.patch) > "$p/series"
+cat > "$p/0000-cover-letter.patch" <<EOF
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: $ph
+Subject: [RFC PATCH 0/1] file: a test series
+
+The text of the cover letter.
+
+${ph% <*} (1):
+  file: add a line
+EOF
+printf 'To: Some One <someone@example.org>\nCc: a-list@vger.kernel.org\n' > "$p/recipients"
+
+# a repository to run make post from, whose config is the poster's
+r=$t/repo
+git init -q "$r"
+run() { (cd "$r" && "$post" "$k" "$p" "$t/out") > "$t/log" 2>&1; }
+
+run; rc=$?
+check "no identity at all: refused" test $rc -ne 0
+check "no identity: says so" grep -q "no identity" "$t/log"
+
+git -C "$r" config user.name "${ph% <*}"
+git -C "$r" config user.email placeholder@make-post.invalid
+run; rc=$?
+check "the committed placeholder: refused" test $rc -ne 0
+check "the committed placeholder: says so" grep -q "refusing the placeholder" "$t/log"
+
+git -C "$r" config user.name "Jane Doe"
+git -C "$r" config user.email jane@example.com
+run; rc=$?
+check "an example.com address: refused" test $rc -ne 0
+
+git -C "$r" config user.email jane@doe.dev
+sed -i 's/^The text of the cover letter\.$/&\n[[SLOT: a table]]/' "$p/0000-cover-letter.patch"
+run; rc=$?
+check "a cover letter with a slot to fill: refused" test $rc -ne 0
+check "a slot: says so" grep -q "slot to fill" "$t/log"
+sed -i '/\[\[SLOT/d' "$p/0000-cover-letter.patch"
+
+run; rc=$?
+check "a real identity from the repository's git config: accepted" test $rc -eq 0
+[ $rc -eq 0 ] || cat "$t/log"
+out1=$(ls "$t/out"/0001-*.patch 2>/dev/null)
+check "the patch is from the poster" grep -qx "From: Jane Doe <jane@doe.dev>" "$out1"
+check "the patch has the poster's Signed-off-by" grep -qx "Signed-off-by: Jane Doe <jane@doe.dev>" "$out1"
+check "one Signed-off-by" test "$(grep -c '^Signed-off-by:' "$out1")" = 1
+check "no placeholder left" bash -c "! grep -rqi placeholder '$t/out'"
+check "no base-commit line" bash -c "! grep -rq '^base-commit:' '$t/out'"
+check "the cover letter is from the poster" grep -qx "From: Jane Doe <jane@doe.dev>" "$t/out/0000-cover-letter.patch"
+check "the cover letter keeps its text" grep -qx "The text of the cover letter." "$t/out/0000-cover-letter.patch"
+check "the cover letter has the recipients" grep -q "^To: Some One <someone@example.org>" "$t/out/0000-cover-letter.patch"
+check "the committed series is unchanged" grep -qx "From: $ph" "$p/$(cat "$p/series")"
+
+GIT_AUTHOR_NAME="Env Poster" GIT_AUTHOR_EMAIL=env@poster.dev run; rc=$?
+check "an identity from the environment: accepted" test $rc -eq 0
+check "and used" grep -qx "Signed-off-by: Env Poster <env@poster.dev>" "$(ls "$t/out"/0001-*.patch)"
+
+GIT_AUTHOR_NAME="inotify-fd developers" GIT_AUTHOR_EMAIL=dev@inotify-fd.invalid run; rc=$?
+check "the old placeholder from the environment: refused" test $rc -ne 0
+
+echo "post_test: $((n - fails)) of $n passed"
+[ $fails -eq 0 ]
