@@ -45,6 +45,7 @@ KBUILD  := $(CACHE)/build-$(VARIANT)
 GB      := $(B)/guest-$(VARIANT)
 PATCHES := patches
 SERIES_WORK := $(CACHE)/series
+POST_OUT := $(B)/post
 else ifeq ($(KERNEL),6.12)
 KTAR    ?= /usr/src/linux-source-6.12.tar.xz
 KSRC    := $(CACHE)/linux-6.12
@@ -52,6 +53,7 @@ KBUILD  := $(CACHE)/build-6.12-$(VARIANT)
 GB      := $(B)/guest-6.12-$(VARIANT)
 PATCHES := patches/6.12
 SERIES_WORK := $(CACHE)/series-6.12
+POST_OUT := $(B)/post-6.12
 KOBJ_EST := 1170
 # tinyconfig selects SLUB_TINY there, which rules out SLUB_DEBUG
 FRAGMENTS += kconfig/6.12.config
@@ -384,7 +386,7 @@ checkpatch: $(STAMP)
 # author and Signed-off-by replace the committed placeholder; refused
 # without an identity or with a placeholder one.
 post: $(STAMP)
-	@scripts/post.sh $(KSRC) patches $(B)/post
+	@scripts/post.sh $(KSRC) $(PATCHES) $(POST_OUT)
 
 # Host tests of the harness itself: the KVM probe falls back within its
 # bound (fake QEMUs), the progress filter, the bench report generator,
