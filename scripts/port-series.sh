@@ -19,8 +19,8 @@
 # NEW61's commit k.  What 6.12 needs of its own (its fd handling, pidfs,
 # the fsnotify mode) is in OLD612 and is kept; what the 6.1 series
 # changed is carried over.  The result is written to OUT612 with
-# scripts/format-series.sh (the cover letter's text from OLD612's, the
-# recipients from NEW61's).  On a conflict the script stops and names the
+# scripts/format-series.sh: the cover letter's text merged the same way
+# (OLD612's, OLD61's, NEW61's), the recipients from NEW61's.  On a conflict the script stops and names the
 # file; resolve it in WORK/repo (markers in the file), then run:
 #   git -C WORK/repo add -A && git -C WORK/repo commit -C <theirs> && \
 #   port-series.sh ... WORK   (continues after the last commit made)
@@ -108,7 +108,23 @@ for ((i = done_n; i < n; i++)); do
 	echo "port-series: $((i + 1))/$n $(git -C "$r" log -1 --format=%s)"
 done
 
+# The cover letter's subject and text, merged the same way (the shortlog
+# and diffstat are made again by format-series.sh).
+blurb() {
+	awk '/^Subject:/ { s = $0; getline; while ($0 ~ /^ /) { s = s $0; getline }
+			   sub(/^Subject: *(\[[^]]*\] *)?/, "", s); print "Subject: " s; print ""; exit }' "$1"
+	awk 'body && /^[^ ].* \([0-9]+\):$/ { exit }
+	     body { print }
+	     !body && /^$/ { body = 1 }' "$1"
+}
+blurb "$old612/0000-cover-letter.patch" > "$tmp/co612"
+blurb "$old61/0000-cover-letter.patch" > "$tmp/co61"
+blurb "$new61/0000-cover-letter.patch" > "$tmp/cn61"
+git merge-file -p -L 6.12 -L old-6.1 -L new-6.1 "$tmp/co612" "$tmp/co61" "$tmp/cn61" > "$tmp/cover" ||
+	die "the cover letter: conflict in $tmp/cover; resolve it there and run format-series.sh by hand"
+printf '\nport-series (0):\n' >> "$tmp/cover"
+
 SERIES_NAME=$(git -C "$r" log -1 --format=%an new612) \
 SERIES_EMAIL=$(git -C "$r" log -1 --format=%ae new612) \
 	"$here/format-series.sh" "$r" base612 new612 "$out" \
-	"$old612/0000-cover-letter.patch" "$new61/recipients"
+	"$tmp/cover" "$new61/recipients"
