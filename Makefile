@@ -5,8 +5,10 @@
 # the targets.
 
 CACHE   ?= $(HOME)/.cache/inotify-fd
-KTAR    ?= /usr/src/linux-source-6.1.tar.xz
 DEBUG   ?= 0
+# The base kernel: 6.1 (patches/) or 6.12 (patches/6.12/), both from
+# Debian's linux-source packages.
+KERNEL  ?= 6.1
 JOBS    ?= $(shell nproc)
 CC      ?= cc
 B       := $(CURDIR)/build
@@ -33,25 +35,47 @@ ACCEL       ?= auto
 ACCEL_CACHE ?= $(CACHE)/accel
 export ACCEL ACCEL_CACHE
 
+# Each base has its own tarball, tree, builds, series and guest directory;
+# 6.1 keeps the paths it had before 6.12 came (warm caches stay warm).
+KTAR61  := /usr/src/linux-source-6.1.tar.xz
+ifeq ($(KERNEL),6.1)
+KTAR    ?= $(KTAR61)
 KSRC    := $(CACHE)/linux
 KBUILD  := $(CACHE)/build-$(VARIANT)
+GB      := $(B)/guest-$(VARIANT)
+PATCHES := patches
+SERIES_WORK := $(CACHE)/series
+POST_OUT := $(B)/post
+else ifeq ($(KERNEL),6.12)
+KTAR    ?= /usr/src/linux-source-6.12.tar.xz
+KSRC    := $(CACHE)/linux-6.12
+KBUILD  := $(CACHE)/build-6.12-$(VARIANT)
+GB      := $(B)/guest-6.12-$(VARIANT)
+PATCHES := patches/6.12
+SERIES_WORK := $(CACHE)/series-6.12
+POST_OUT := $(B)/post-6.12
+KOBJ_EST := 1170
+# tinyconfig selects SLUB_TINY there, which rules out SLUB_DEBUG
+FRAGMENTS += kconfig/6.12.config
+else
+$(error KERNEL=$(KERNEL): the bases are 6.1 and 6.12)
+endif
 BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
 STAMP   := $(KSRC)/.series-stamp
-GB      := $(B)/guest-$(VARIANT)
 INITRD  := $(GB)/initramfs.cpio
 
 GUEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-I$(CURDIR)/include-uapi -I$(CURDIR)/libinotify/include
 KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_test.c
 
-DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
+DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
 	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang \
 	debhelper dpkg-dev lintian gnuplot-nox
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
-	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
+	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
 	bench-host bench-lib-host soak oracle-guest bench-experiment bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check post \
@@ -62,7 +86,8 @@ all: lib examples kernel initramfs
 help:
 	@echo "make deps        install the Debian packages this needs (as root)"
 	@echo "make qemu        build what is missing, boot the patched kernel, run the watch-fd demo"
-	@echo "make check       host unit tests, checkpatch, the guest suite on the default and the debug kernel"
+	@echo "make check       host unit tests, checkpatch, the guest suite on the default and the debug kernel,"
+	@echo "                 then checkpatch, series-check and the guest suite on 6.12"
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
 	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some),"
 	@echo "                 then tables and SVG plots in build/guest-default/bench-report/"
@@ -90,6 +115,7 @@ help:
 	@echo "make series-check   every patch of the series builds on its own"
 	@echo "make post        the series to send, as build/post/, from your git identity"
 	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
+	@echo "KERNEL=6.12      the second base, Debian's linux-source-6.12 (patches/6.12/); default 6.1"
 	@echo "ACCEL=auto       KVM if it works here (probed once per host), else TCG; ACCEL=tcg|kvm forces"
 	@echo "ACCEL=icount     TCG, one vCPU, clock = instruction count (exact bench ratios; slow)"
 	@echo "CACHE=$(CACHE)  (kernel tree and builds, outside the repo)"
@@ -119,7 +145,7 @@ need:
 # ---------------------------------------------------------------- kernel
 # The tree follows patches/series; the stamp changes only when it does.
 $(STAMP): FORCE | need
-	@scripts/kernel-tree.sh $(KTAR) $(KSRC) patches
+	@scripts/kernel-tree.sh $(KTAR) $(KSRC) $(PATCHES)
 
 tree: $(STAMP)
 
@@ -345,15 +371,22 @@ uapi-copy-check:
 			"cp include-uapi/linux/inotify.h libinotify/src/uapi/linux/inotify.h"; exit 1; }
 	@echo "uapi-copy-check: libinotify/src/uapi/linux/inotify.h equals include-uapi's"
 
+# On 6.12 the header the series installs must be include-uapi's with only
+# the base's own differences (scripts/uapi-check.sh).
 uapi-check: uapi-copy-check $(STAMP)
+ifeq ($(KERNEL),6.1)
 	@cmp include-uapi/linux/inotify.h $(KSRC)/include/uapi/linux/inotify.h && \
 		echo "uapi-check: include-uapi/linux/inotify.h matches the patched tree"
+else
+	@scripts/uapi-check.sh include-uapi/linux/inotify.h $(KSRC) $(CACHE)/linux $(KTAR61)
+endif
 
 checkpatch: $(STAMP)
-	@rc=0; for p in $$(grep -v '^#' patches/series); do \
+	@rc=0; for p in $$(grep -v '^#' $(PATCHES)/series); do \
 		(cd $(KSRC) && PATH=/usr/bin:/bin:$$PATH scripts/checkpatch.pl --strict -q \
-			$(CURDIR)/patches/$$p) || { echo "checkpatch: $$p: see above"; rc=1; }; \
-	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' patches/series) patches clean (--strict)"; exit $$rc
+			$(CURDIR)/$(PATCHES)/$$p) || { echo "checkpatch: $$p: see above"; rc=1; }; \
+	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' $(PATCHES)/series) patches clean" \
+		"(--strict, $(KERNEL)'s checkpatch.pl)"; exit $$rc
 
 # The semantics table (tests/guest/sem_table): path inotify, INOTIFY_WATCH
 # and fanotify inode marks on the same scenarios, as root and uid 65534,
@@ -377,7 +410,7 @@ sem-table-check:
 # author and Signed-off-by replace the committed placeholder; refused
 # without an identity or with a placeholder one.
 post: $(STAMP)
-	@scripts/post.sh $(KSRC) patches $(B)/post
+	@scripts/post.sh $(KSRC) $(PATCHES) $(POST_OUT)
 
 # Host tests of the harness itself: the KVM probe falls back within its
 # bound (fake QEMUs), the progress filter, the bench report generator,
@@ -387,19 +420,29 @@ harness-check:
 
 # The test command: host unit tests, the uapi copy, checkpatch, then the
 # guest suite on the default kernel and again on the debug kernel (KASAN,
-# lockdep, kmemleak, UBSAN).  DEBUG=1 runs only the debug guest suite.
+# lockdep, kmemleak, UBSAN), then the kernel checks and the guest suite on
+# the 6.12 base.  DEBUG=1 runs only the debug guest suite; KERNEL=6.12
+# the host tests and the 6.12 kernel checks only.
+HOST_CHECKS := harness-check unit oracle watch-fd-check install-check deb-check fuzz
 ifeq ($(DEBUG),1)
-check: need harness-check unit oracle watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check
+check: need $(HOST_CHECKS) uapi-check checkpatch guest-check
 	@$(MAKE) --no-print-directory sem-table-check
+else ifeq ($(KERNEL),6.12)
+check: need $(HOST_CHECKS) kernel-check
 else
-check: need harness-check unit oracle watch-fd-check install-check deb-check fuzz uapi-check checkpatch guest-check series-check
+check: need $(HOST_CHECKS) kernel-check
 	@$(MAKE) --no-print-directory sem-table-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
+	@$(MAKE) --no-print-directory kernel-check KERNEL=6.12
 endif
 
-# Every patch builds on its own (incremental builds in $(CACHE)/series).
+# One base's kernel checks: the uapi header, checkpatch, the guest suite,
+# every patch building on its own.
+kernel-check: uapi-check checkpatch guest-check series-check
+
+# Every patch builds on its own (incremental builds in $(SERIES_WORK)).
 series-check: $(BZIMAGE)
-	@scripts/series-build-check.sh $(KSRC) $(CACHE)/series $(KBUILD)/.config patches
+	@scripts/series-build-check.sh $(KSRC) $(SERIES_WORK) $(KBUILD)/.config $(PATCHES)
 
 # ---------------------------------------------------------------- install, packages
 # PREFIX (default /usr/local), LIBDIR, INCLUDEDIR, BINDIR, MANDIR and

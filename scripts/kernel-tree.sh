@@ -20,7 +20,7 @@ patchdir=$3
 
 die() { echo "kernel-tree: $*" >&2; exit 1; }
 
-[ -r "$tarball" ] || die "$tarball not found: run 'make deps' (package linux-source-6.1)"
+[ -r "$tarball" ] || die "$tarball not found: run 'make deps' (package $(basename "$tarball" .tar.xz))"
 
 tar_id=$(stat -c '%s %Y' "$tarball")
 
@@ -53,7 +53,7 @@ patches=()
 if [ -f "$series" ]; then
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
-		[ -f "$patchdir/$p" ] || die "patches/series names $p, which does not exist"
+		[ -f "$patchdir/$p" ] || die "$series names $p, which does not exist"
 		patches+=("$p")
 	done < "$series"
 fi
@@ -67,7 +67,7 @@ if [ "$want" = "$have" ] && git -C "$ksrc" diff --quiet HEAD; then
 	exit 0
 fi
 
-echo "kernel-tree: applying ${#patches[@]} patch(es) from patches/series onto pristine"
+echo "kernel-tree: applying ${#patches[@]} patch(es) from $series onto pristine"
 rm -f "$ksrc/.series-stamp"
 git -C "$ksrc" am --abort >/dev/null 2>&1 || true
 git -C "$ksrc" checkout -q -f -B work pristine
