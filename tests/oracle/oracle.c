@@ -1055,9 +1055,13 @@ static void event(struct run *r, const struct inofd_event *ev)
 		r->errors++;
 		if (g->tree)
 			r->lost = true;
-		/* -L: the library said it hit a limit; see check() */
-		if (g->tree && (feat & F_LIMITS) && (ev->error == -ENOSPC ||
-		    ev->error == -EMFILE || ev->error == -ENFILE))
+		/*
+		 * -L: the library said it hit max_user_watches; see check().
+		 * Not EMFILE: a walk can go on with the descriptors left
+		 * (issue 17, 8), so a directory left out for want of one
+		 * still diverges.
+		 */
+		if (g->tree && (feat & F_LIMITS) && ev->error == -ENOSPC)
 			r->limited = true;
 		return;
 	}
@@ -1697,6 +1701,16 @@ static bool do_op(struct run *r, enum op op)
 		wd = inofd_watch_path(r->in, g->path, r->mask, &g->tag);
 		note(r, "watch_path %s   # plain watch, reg %d, wd %d", b,
 		     r->nregs, wd);
+		if (wd < 0 && r->limited && wd == -ENOSPC) {
+			/*
+			 * -L: the tree said it hit a limit, so this directory
+			 * may have no kernel watch to share: a new one may
+			 * not fit
+			 */
+			note(r, "# plain watch refused after a limit: %s",
+			     inofd_strerror(wd));
+			return true;
+		}
 		if (wd < 0) {
 			diverge(r, "[plain] inofd_watch_path(%s) inside the tree: %s",
 				b, inofd_strerror(wd));
@@ -1960,9 +1974,9 @@ static void check(struct run *r, const char *when)
 		struct probe *pr = &r->probes[i];
 
 		/*
-		 * -L: after the library reported ENOSPC or EMFILE for the
-		 * tree, a missing event is what it announced (and counted):
-		 * only extra or wrong ones diverge.
+		 * -L: after the library reported ENOSPC (max_user_watches)
+		 * for the tree, a missing event is what it announced (and
+		 * counted): only extra or wrong ones diverge.
 		 */
 		if (r->limited && pr->n_tree < pr->want_tree) {
 			r->excused++;
