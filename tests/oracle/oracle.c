@@ -263,6 +263,7 @@ struct run {
 	bool refused;		/* -L: watch_tree said EMFILE/ENOSPC */
 	bool limited;		/* -L: the library reported ENOSPC/EMFILE */
 	int maxdirs;		/* MAXDIRS, less under -L */
+	int lim_mode;		/* -L: 1 watches, 2 descriptors, 3 both */
 	unsigned long excused;	/* -L: probes missing after a limit error */
 	struct rlimit old_nofile;
 };
@@ -2179,6 +2180,10 @@ static void limits_set(struct run *r, const struct conf *cf)
 	(void)cf;
 	if (!(feat & F_LIMITS))
 		return;
+	/* per seed: 1 max_user_watches only, 2 RLIMIT_NOFILE only, 3 both */
+	r->lim_mode = 1 + rnd(&r->g4, 3);
+	if (!(r->lim_mode & 1))
+		goto nofile;
 	if (watch_limit_file) {
 		/*
 		 * Room for the tree as it is and its plain watches, and for
@@ -2199,6 +2204,9 @@ static void limits_set(struct run *r, const struct conf *cf)
 	} else {
 		skipped_limits++;
 	}
+nofile:
+	if (!(r->lim_mode & 2))
+		return;
 	if (getrlimit(RLIMIT_NOFILE, &r->old_nofile))
 		die("getrlimit");
 	rl = r->old_nofile;
@@ -2571,8 +2579,11 @@ done:
 	if (r->refused)
 		refusals++;
 	if (r->failed) {
-		printf("FAIL seed %llu (%s): after op %d of %d: %s\n",
-		       (unsigned long long)seed, bname, r->op, r->nops, r->why);
+		printf("FAIL seed %llu (%s): after op %d of %d: %s%s\n",
+		       (unsigned long long)seed, bname, r->op, r->nops, r->why,
+		       r->lim_mode == 1 ? " (-L: max_user_watches)" :
+		       r->lim_mode == 2 ? " (-L: RLIMIT_NOFILE)" :
+		       r->lim_mode == 3 ? " (-L: both limits)" : "");
 		printf("  replay: make oracle ORACLE_SEED=%llu ORACLE_OPS=%d ORACLE_ARGS='%s'   (or oracle -s %llu -n %d -B %s %s -v)\n",
 		       (unsigned long long)seed, r->nops, featargs(),
 		       (unsigned long long)seed, r->nops, bname, featargs());
