@@ -16,11 +16,13 @@ ops=$(sed -n 's/^oracle: [0-9]* seed(s) x \([0-9]*\) ops.*/\1/p' "$rootlog" | he
 while read -r seed users; do
 	log=$rootlog
 	case "$users" in 65534) log=$userlog ;; esac
-	msg=$(grep "^FAIL seed $seed (" "$log" | head -1 |
+	line=$(grep "^FAIL seed $seed (" "$log" | head -1)
+	mode=$(echo "$line" | sed -n 's/.*\((-L: [^)]*)\)$/ \1/p')
+	msg=$(echo "$line" |
 		sed -e 's/^FAIL seed [0-9]* ([a-z]*): //' \
 		    -e 's#/[^ ]*/inofd-oracle\.[A-Za-z0-9]*/##g' \
 		    -e 's/ path names a path that no object had since the last quiescent point:/:/' \
 		    -e 's/ event(s) with the tree.s data (want \([01]\)), .*/ tree event(s), want \1/' |
-		cut -c1-150)
-	echo "args: -s $seed -n $ops -$flag   # $users: $msg"
+		sed 's/ (-L: [^)]*)$//' | cut -c1-150)
+	echo "args: -s $seed -n $ops -$flag   # $users: $msg$mode"
 done
