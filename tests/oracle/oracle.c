@@ -802,6 +802,16 @@ static void describe(struct run *r, const struct inofd_event *ev, char *b,
 		 ev->from_path ? ev->from_path : "");
 }
 
+/*
+ * A tree's event may be flagged INOFD_EVF_STALE_PATH after a loss the
+ * library reported since the last check, or after it reported an ERROR
+ * for the tree at all.
+ */
+static bool stale_ok(const struct run *r)
+{
+	return r->rescans != r->rescans_at_check || r->lost;
+}
+
 /* Paths a registration's events are held to: see the file comment. */
 static void check_path(struct run *r, const struct inofd_event *ev,
 		       const char *path, const char *name, struct reg *g,
@@ -829,10 +839,12 @@ static void check_path(struct run *r, const struct inofd_event *ev,
 	/*
 	 * A tree's path flagged as maybe stale: only in the events read
 	 * right after a loss the library reported (a rename above the root
-	 * lost in an overflow: DESIGN.md).  Not held to the history.
+	 * lost in an overflow: DESIGN.md), or once it reported an ERROR for
+	 * the tree (a chain above the root it could not watch).  Not held
+	 * to the history.
 	 */
 	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH) &&
-	    r->rescans != r->rescans_at_check) {
+	    stale_ok(r)) {
 		r->stale_flagged++;
 		return;
 	}
@@ -995,6 +1007,9 @@ static void probe_event(struct run *r, const struct inofd_event *ev)
 	g = reg_of(r, ev->data);
 	if (g && g->tree) {
 		pr->n_tree++;
+		/* flagged maybe stale where allowed: the path may be wrong */
+		if ((ev->flags & INOFD_EVF_STALE_PATH) && stale_ok(r))
+			return;
 		if (ev->path ? strcmp(ev->path, pr->path) != 0 : !r->lost) {
 			if (!pr->bad[0])
 				snprintf(pr->bad, sizeof(pr->bad), "path=%s",
@@ -1070,10 +1085,9 @@ static void event(struct run *r, const struct inofd_event *ev)
 		diverge(r, "[type] INOFD_EV_CHANGED without coalescing");
 		return;
 	}
-	if (g->tree && (ev->flags & INOFD_EVF_STALE_PATH) &&
-	    r->rescans == r->rescans_at_check) {
+	if (g->tree && (ev->flags & INOFD_EVF_STALE_PATH) && !stale_ok(r)) {
 		describe(r, ev, d, sizeof(d));
-		diverge(r, "[stale-flag] a tree's event flagged stale with no loss reported since the last check: %s",
+		diverge(r, "[stale-flag] a tree's event flagged stale with no loss reported since the last check, and no error for the tree: %s",
 			d);
 		return;
 	}
