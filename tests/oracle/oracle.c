@@ -670,6 +670,32 @@ static struct node *child_named(const struct node *d, const char *name)
 	return NULL;
 }
 
+/* -X: the seed's exclude patterns and max_depth (0: none) */
+static const char *const xd_exclude[] = { ".git", "*.tmp", NULL };
+
+static bool excluded_name(const char *name)
+{
+	int i;
+
+	for (i = 0; xd_exclude[i]; i++)
+		if (!fnmatch(xd_exclude[i], name, 0))
+			return true;
+	return false;
+}
+
+/* d, a directory of the tree, should be watched by it */
+static bool watched(const struct run *r, const struct node *d)
+{
+	int depth = 0;
+
+	if (!r->xd_on)
+		return true;
+	for (; d && d != r->root; d = d->parent, depth++)
+		if (excluded_name(d->name))
+			return false;
+	return !r->max_depth || depth <= r->max_depth;
+}
+
 /* -M: the mount a directory's entries live on (0: BASE's file system) */
 static int mnt_of(const struct node *d)
 {
@@ -1716,11 +1742,12 @@ static bool do_op(struct run *r, enum op op)
 		wd = inofd_watch_path(r->in, g->path, r->mask, &g->tag);
 		note(r, "watch_path %s   # plain watch, reg %d, wd %d", b,
 		     r->nregs, wd);
-		if (wd < 0 && r->limited && wd == -ENOSPC) {
+		if (wd < 0 && wd == -ENOSPC && r->watch_limit &&
+		    (r->limited || !watched(r, d))) {
 			/*
-			 * -L: the tree said it hit a limit, so this directory
-			 * may have no kernel watch to share: a new one may
-			 * not fit
+			 * -L: the tree said it hit a limit, or (-X) does not
+			 * watch this directory, so there may be no kernel
+			 * watch to share: a new one may not fit
 			 */
 			note(r, "# plain watch refused after a limit: %s",
 			     inofd_strerror(wd));
@@ -1887,32 +1914,6 @@ static void random_op(struct run *r)
 }
 
 /* ------------------------------------------------------------ checks */
-
-/* -X: the seed's exclude patterns and max_depth (0: none) */
-static const char *const xd_exclude[] = { ".git", "*.tmp", NULL };
-
-static bool excluded_name(const char *name)
-{
-	int i;
-
-	for (i = 0; xd_exclude[i]; i++)
-		if (!fnmatch(xd_exclude[i], name, 0))
-			return true;
-	return false;
-}
-
-/* d, a directory of the tree, should be watched by it */
-static bool watched(const struct run *r, const struct node *d)
-{
-	int depth = 0;
-
-	if (!r->xd_on)
-		return true;
-	for (; d && d != r->root; d = d->parent, depth++)
-		if (excluded_name(d->name))
-			return false;
-	return !r->max_depth || depth <= r->max_depth;
-}
 
 static int count_watched(struct run *r)
 {
