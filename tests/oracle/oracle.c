@@ -263,6 +263,7 @@ struct run {
 	bool refused;		/* -L: watch_tree said EMFILE/ENOSPC */
 	bool limited;		/* -L: the library reported ENOSPC/EMFILE */
 	int maxdirs;		/* MAXDIRS, less under -L */
+	int lim_mode;		/* -L: 1 watches, 2 descriptors, 3 both */
 	unsigned long excused;	/* -L: probes missing after a limit error */
 	struct rlimit old_nofile;
 };
@@ -669,6 +670,32 @@ static struct node *child_named(const struct node *d, const char *name)
 	return NULL;
 }
 
+/* -X: the seed's exclude patterns and max_depth (0: none) */
+static const char *const xd_exclude[] = { ".git", "*.tmp", NULL };
+
+static bool excluded_name(const char *name)
+{
+	int i;
+
+	for (i = 0; xd_exclude[i]; i++)
+		if (!fnmatch(xd_exclude[i], name, 0))
+			return true;
+	return false;
+}
+
+/* d, a directory of the tree, should be watched by it */
+static bool watched(const struct run *r, const struct node *d)
+{
+	int depth = 0;
+
+	if (!r->xd_on)
+		return true;
+	for (; d && d != r->root; d = d->parent, depth++)
+		if (excluded_name(d->name))
+			return false;
+	return !r->max_depth || depth <= r->max_depth;
+}
+
 /* -M: the mount a directory's entries live on (0: BASE's file system) */
 static int mnt_of(const struct node *d)
 {
@@ -801,6 +828,16 @@ static void describe(struct run *r, const struct inofd_event *ev, char *b,
 		 ev->from_path ? ev->from_path : "");
 }
 
+/*
+ * A tree's event may be flagged INOFD_EVF_STALE_PATH after a loss the
+ * library reported since the last check, or after it reported an ERROR
+ * for the tree at all.
+ */
+static bool stale_ok(const struct run *r)
+{
+	return r->rescans != r->rescans_at_check || r->lost;
+}
+
 /* Paths a registration's events are held to: see the file comment. */
 static void check_path(struct run *r, const struct inofd_event *ev,
 		       const char *path, const char *name, struct reg *g,
@@ -828,10 +865,12 @@ static void check_path(struct run *r, const struct inofd_event *ev,
 	/*
 	 * A tree's path flagged as maybe stale: only in the events read
 	 * right after a loss the library reported (a rename above the root
-	 * lost in an overflow: DESIGN.md).  Not held to the history.
+	 * lost in an overflow: DESIGN.md), or once it reported an ERROR for
+	 * the tree (a chain above the root it could not watch).  Not held
+	 * to the history.
 	 */
 	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH) &&
-	    r->rescans != r->rescans_at_check) {
+	    stale_ok(r)) {
 		r->stale_flagged++;
 		return;
 	}
@@ -994,6 +1033,9 @@ static void probe_event(struct run *r, const struct inofd_event *ev)
 	g = reg_of(r, ev->data);
 	if (g && g->tree) {
 		pr->n_tree++;
+		/* flagged maybe stale where allowed: the path may be wrong */
+		if ((ev->flags & INOFD_EVF_STALE_PATH) && stale_ok(r))
+			return;
 		if (ev->path ? strcmp(ev->path, pr->path) != 0 : !r->lost) {
 			if (!pr->bad[0])
 				snprintf(pr->bad, sizeof(pr->bad), "path=%s",
@@ -1055,9 +1097,13 @@ static void event(struct run *r, const struct inofd_event *ev)
 		r->errors++;
 		if (g->tree)
 			r->lost = true;
-		/* -L: the library said it hit a limit; see check() */
-		if (g->tree && (feat & F_LIMITS) && (ev->error == -ENOSPC ||
-		    ev->error == -EMFILE || ev->error == -ENFILE))
+		/*
+		 * -L: the library said it hit max_user_watches; see check().
+		 * Not EMFILE: a walk can go on with the descriptors left
+		 * (issue 17, 8), so a directory left out for want of one
+		 * still diverges.
+		 */
+		if (g->tree && (feat & F_LIMITS) && ev->error == -ENOSPC)
 			r->limited = true;
 		return;
 	}
@@ -1065,10 +1111,9 @@ static void event(struct run *r, const struct inofd_event *ev)
 		diverge(r, "[type] INOFD_EV_CHANGED without coalescing");
 		return;
 	}
-	if (g->tree && (ev->flags & INOFD_EVF_STALE_PATH) &&
-	    r->rescans == r->rescans_at_check) {
+	if (g->tree && (ev->flags & INOFD_EVF_STALE_PATH) && !stale_ok(r)) {
 		describe(r, ev, d, sizeof(d));
-		diverge(r, "[stale-flag] a tree's event flagged stale with no loss reported since the last check: %s",
+		diverge(r, "[stale-flag] a tree's event flagged stale with no loss reported since the last check, and no error for the tree: %s",
 			d);
 		return;
 	}
@@ -1697,6 +1742,17 @@ static bool do_op(struct run *r, enum op op)
 		wd = inofd_watch_path(r->in, g->path, r->mask, &g->tag);
 		note(r, "watch_path %s   # plain watch, reg %d, wd %d", b,
 		     r->nregs, wd);
+		if (wd < 0 && wd == -ENOSPC && r->watch_limit &&
+		    (r->limited || !watched(r, d))) {
+			/*
+			 * -L: the tree said it hit a limit, or (-X) does not
+			 * watch this directory, so there may be no kernel
+			 * watch to share: a new one may not fit
+			 */
+			note(r, "# plain watch refused after a limit: %s",
+			     inofd_strerror(wd));
+			return true;
+		}
 		if (wd < 0) {
 			diverge(r, "[plain] inofd_watch_path(%s) inside the tree: %s",
 				b, inofd_strerror(wd));
@@ -1859,32 +1915,6 @@ static void random_op(struct run *r)
 
 /* ------------------------------------------------------------ checks */
 
-/* -X: the seed's exclude patterns and max_depth (0: none) */
-static const char *const xd_exclude[] = { ".git", "*.tmp", NULL };
-
-static bool excluded_name(const char *name)
-{
-	int i;
-
-	for (i = 0; xd_exclude[i]; i++)
-		if (!fnmatch(xd_exclude[i], name, 0))
-			return true;
-	return false;
-}
-
-/* d, a directory of the tree, should be watched by it */
-static bool watched(const struct run *r, const struct node *d)
-{
-	int depth = 0;
-
-	if (!r->xd_on)
-		return true;
-	for (; d && d != r->root; d = d->parent, depth++)
-		if (excluded_name(d->name))
-			return false;
-	return !r->max_depth || depth <= r->max_depth;
-}
-
 static int count_watched(struct run *r)
 {
 	struct list l = { 0 };
@@ -1960,9 +1990,9 @@ static void check(struct run *r, const char *when)
 		struct probe *pr = &r->probes[i];
 
 		/*
-		 * -L: after the library reported ENOSPC or EMFILE for the
-		 * tree, a missing event is what it announced (and counted):
-		 * only extra or wrong ones diverge.
+		 * -L: after the library reported ENOSPC (max_user_watches)
+		 * for the tree, a missing event is what it announced (and
+		 * counted): only extra or wrong ones diverge.
 		 */
 		if (r->limited && pr->n_tree < pr->want_tree) {
 			r->excused++;
@@ -2165,6 +2195,10 @@ static void limits_set(struct run *r, const struct conf *cf)
 	(void)cf;
 	if (!(feat & F_LIMITS))
 		return;
+	/* per seed: 1 max_user_watches only, 2 RLIMIT_NOFILE only, 3 both */
+	r->lim_mode = 1 + rnd(&r->g4, 3);
+	if (!(r->lim_mode & 1))
+		goto nofile;
 	if (watch_limit_file) {
 		/*
 		 * Room for the tree as it is and its plain watches, and for
@@ -2185,6 +2219,9 @@ static void limits_set(struct run *r, const struct conf *cf)
 	} else {
 		skipped_limits++;
 	}
+nofile:
+	if (!(r->lim_mode & 2))
+		return;
 	if (getrlimit(RLIMIT_NOFILE, &r->old_nofile))
 		die("getrlimit");
 	rl = r->old_nofile;
@@ -2557,8 +2594,11 @@ done:
 	if (r->refused)
 		refusals++;
 	if (r->failed) {
-		printf("FAIL seed %llu (%s): after op %d of %d: %s\n",
-		       (unsigned long long)seed, bname, r->op, r->nops, r->why);
+		printf("FAIL seed %llu (%s): after op %d of %d: %s%s\n",
+		       (unsigned long long)seed, bname, r->op, r->nops, r->why,
+		       r->lim_mode == 1 ? " (-L: max_user_watches)" :
+		       r->lim_mode == 2 ? " (-L: RLIMIT_NOFILE)" :
+		       r->lim_mode == 3 ? " (-L: both limits)" : "");
 		printf("  replay: make oracle ORACLE_SEED=%llu ORACLE_OPS=%d ORACLE_ARGS='%s'   (or oracle -s %llu -n %d -B %s %s -v)\n",
 		       (unsigned long long)seed, r->nops, featargs(),
 		       (unsigned long long)seed, r->nops, bname, featargs());
