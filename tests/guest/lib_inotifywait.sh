@@ -532,6 +532,34 @@ else
 fi
 fi
 
+# 11. -s: both log to syslog, each under its own name (root in the guest:
+#     a syslogd of our own on /dev/log; never on the host)
+if only "syslog"; then
+	SL=$(command -v syslogd || { command -v busybox >/dev/null && echo "busybox syslogd"; })
+	if [ "$(id -u)" = 0 ] && [ -n "$REQUIRE_INOTIFY_WATCH" ] && [ -n "$SL" ] &&
+	   [ ! -e /dev/log ]; then
+		$SL -n -O "$T/syslog" & slp=$!
+		i=0
+		while [ ! -S /dev/log ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		fresh
+		"$IW" -s d/nonexistent 2> "$T/iw.err"
+		"$WF" -s d/nonexistent 2> "$T/wf.err"
+		sleep 0.3
+		kill $slp; wait $slp 2>/dev/null
+		rm -f /dev/log
+		if grep -q 'inotifywait.*Couldn.t watch d/nonexistent: No such file or directory' "$T/syslog" &&
+		   grep -q 'watch-fd.*Couldn.t watch d/nonexistent: No such file or directory' "$T/syslog" &&
+		   [ ! -s "$T/iw.err" ] && [ ! -s "$T/wf.err" ]; then
+			ok "difference: -s logs the same words, as watch-fd"
+		else
+			notok "difference: -s and syslog"
+			sed 's/^/# /' "$T/syslog" 2>/dev/null
+		fi
+	else
+		ok "difference: -s logs as watch-fd # SKIP needs root and a syslogd in the guest"
+	fi
+fi
+
 # 8. a directory moved out of a -r tree is no longer reported
 #    (inotifywait goes on reporting it under its old name)
 if only "moved out"; then

@@ -142,6 +142,18 @@ p/r/s/ CREATE c" -m -q -t 1 -r -e create p/r
 mkdir -p d/t2/u
 act() { rmdir d/t2/u; }
 run 0 "d/t2/u/ IGNORED " -q -r -e ignored d/t2
+# documented differences: -e all, the IN_ prefix, -h exits 0
+act() { touch d/e1; }
+run 0 "d/ CREATE e1" -q -e IN_CREATE d
+act() { touch d/e2; }
+run 0 "d/ CREATE e2" -q -e all d
+n=$((n + 1))
+if "$WF" -h > out 2> err && grep -q '^usage: watch-fd' out && [ ! -s err ]; then
+	echo "ok $n - -h: usage on stdout, exit 0"
+else
+	echo "not ok $n - -h"
+	fails=$((fails + 1))
+fi
 # ulimit -n 4: 0, 1, 2 and the instance; each FILE is watched in turn
 n=$((n + 1))
 mkdir -p d/l1 d/l2
