@@ -49,6 +49,7 @@ struct wf {
 	struct arg *args;
 	size_t nargs;		/* FILEs set up so far */
 	int stdin_lent;		/* fd 0 was closed to watch with ulimit -n 4 */
+	char *ignored;		/* %w of the last IGNORED line watch-fd made */
 };
 
 /* ---------------------------------------------------------- paths */
@@ -443,6 +444,13 @@ static long handle(struct wf *w, const struct inofd_event *ev)
 	}
 	wd = watch_disp(a, ev->path, ev->name);
 	l.w = wd;
+	/* a library that reports it too: once (see below) */
+	if (a && a->tree && (ev->mask & IN_IGNORED) && !ev->name && wd &&
+	    w->ignored && !strcmp(wd, w->ignored)) {
+		free(w->ignored);
+		w->ignored = NULL;
+		goto out;
+	}
 	if (ev->type == INOFD_EV_RENAME) {
 		fw = watch_disp(ev->from_data, ev->from_path, ev->from_name);
 		l.fw = fw;
@@ -469,6 +477,8 @@ static long handle(struct wf *w, const struct inofd_event *ev)
 		l.mask = IN_IGNORED;
 		l.cookie = 0;
 		wf_emit(c, &l);
+		free(w->ignored);
+		w->ignored = strdup(wd);
 		if (!(ev->mask & c->events))
 			ret = IN_IGNORED;
 	}
