@@ -587,6 +587,18 @@ if only "4 KiB"; then
 	else
 		notok "difference: a line longer than 4 KiB ($(wc -c < "$T/wf.out") bytes)"
 	fi
+	# a long name past a long format: inotifywait pads with NULs
+	long=$(printf '%04000d' 0)
+	name=$(printf '%0200d' 1)
+	ops() { touch "d/$name"; }
+	run "$IW" iw -m -q -e create --format "$long%f" d
+	run "$WF" wf -m -q -e create --format "$long%f" d
+	printf '%s%s\n' "$long" "$name" > "$T/want"
+	if cmp -s "$T/want" "$T/wf.out" && ! cmp -s "$T/want" "$T/iw.out"; then
+		ok "difference: a 4201-byte line printed whole (inotifywait: $(wc -c < "$T/iw.out") bytes, $(tr -cd '\000' < "$T/iw.out" | wc -c) NULs)"
+	else
+		notok "difference: a 4201-byte line ($(wc -c < "$T/wf.out") bytes)"
+	fi
 fi
 
 # 10. @DIR also excludes a directory made later under that name
