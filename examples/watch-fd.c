@@ -385,7 +385,7 @@ static void tree_error(struct wf *w, const struct inofd_event *ev)
 	char *d;
 
 	if (ev->flags & INOFD_EVF_LOST) {
-		/* moved where no path leads: %w stays what it was */
+		/* moved where no path leads: the tree goes silent */
 		if (a)
 			a->lost = 1;
 		if (w->c->verbose)
@@ -427,8 +427,13 @@ static long handle(struct wf *w, const struct inofd_event *ev)
 	default:
 		break;
 	}
-	if (a && a->tree && !ev->path && !a->lost)
-		return -1;	/* in a directory moved out of the tree */
+	/*
+	 * In a directory moved out of the tree, or anywhere in a tree whose
+	 * top directory moved where no path leads: no name is right any
+	 * more, so nothing is printed (inotifywait prints stale names).
+	 */
+	if (a && a->tree && !ev->path)
+		return -1;
 	if (a && a->tree && ev->path &&
 	    covered(w, a, ev->path, dir_len(ev->path, ev->name)))
 		return -1;

@@ -108,7 +108,8 @@ same() {
 		{ [ -z "${ulim:-}" ] || ulimit -n $ulim; } && exec "$WF" "$@") &
 	p2=$!
 	ready $p1 $r
-	ready $p2 || sleep 0.3	# (an exit before any watch is an output too)
+	# (an exit before any watch is an output too; -r: the walk is done)
+	ready $p2 $r || sleep 0.3
 	# the same operations on both copies at once (timeouts run meanwhile)
 	(cd "$T/iw" && ops) &
 	o1=$!
@@ -571,6 +572,16 @@ if only "moved out"; then
 		ok "difference: a directory moved out of the tree is not reported"
 	else
 		notok "difference: a directory moved out of the tree"
+		sed 's/^/# iw: /' "$T/iw.u"; sed 's/^/# wf: /' "$T/wf.u"
+	fi
+	# the whole tree, its top directory moved to another directory
+	ops() { mkdir x; mv d x/d; sleep 0.3; touch x/d/sub/y; }
+	run "$IW" iw -m -r -e create d
+	run "$WF" wf -m -r -e create d
+	if grep -qx 'd/sub/ CREATE y' "$T/iw.u" && [ ! -s "$T/wf.u" ]; then
+		ok "difference: a tree moved to another directory is not reported"
+	else
+		notok "difference: a tree moved to another directory"
 		sed 's/^/# iw: /' "$T/iw.u"; sed 's/^/# wf: /' "$T/wf.u"
 	fi
 fi
