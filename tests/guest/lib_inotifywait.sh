@@ -284,7 +284,8 @@ ops() { touch d/x d/locked/y 2>/dev/null; }
 prep='mkdir -p d/locked/in && chmod 000 d/locked' \
 	same "-r over an unreadable subdirectory" -m -r -e create d
 # a new one: inotifywait's message (uid 65534; root may read it)
-ops() { mkdir -m 0 d/new; touch d/x; }
+# (umask, not mkdir -m: busybox makes the directory, then chmods it)
+ops() { (umask 777 && mkdir d/new); touch d/x; }
 same "-r, a new unreadable directory: the message" -m -r -e create d
 
 # -r -e ...,ignored: an IGNORED line for each deleted subdirectory
