@@ -335,14 +335,20 @@ if only "-d -o"; then
 	echo "exit=$?" >> "$T/iw.err"
 	"$WF" -d -o "$T/wf.log" -e create "$T/wf/d" > "$T/wf.out" 2> "$T/wf.err"
 	echo "exit=$?" >> "$T/wf.err"
-	# the daemons: the processes whose stdout is the log
-	for x in iw wf; do
-		eval "d_$x="
-		for f in /proc/[0-9]*/fd/1; do
-			[ "$(readlink "$f" 2>/dev/null)" = "$T/$x.log" ] || continue
-			f=${f#/proc/}
-			eval "d_$x=${f%%/*}"
+	# the daemons: the processes whose stdout is the log (a daemon's
+	# child may not have it yet when its parent has exited: retry)
+	d_iw= d_wf= i=0
+	while { [ -z "$d_iw" ] || [ -z "$d_wf" ]; } && [ $i -lt 40 ]; do
+		for x in iw wf; do
+			for f in /proc/[0-9]*/fd/1; do
+				[ "$(readlink "$f" 2>/dev/null)" = "$T/$x.log" ] || continue
+				f=${f#/proc/}
+				eval "d_$x=${f%%/*}"
+			done
 		done
+		[ -n "$d_iw" ] && [ -n "$d_wf" ] && break
+		sleep 0.05
+		i=$((i + 1))
 	done
 	[ -n "$d_iw" ] && ready $d_iw; [ -n "$d_wf" ] && ready $d_wf
 	touch "$T/iw/d/x" "$T/wf/d/x"
