@@ -455,12 +455,12 @@ fi
 
 # 3. files made in a new directory before any watch could exist
 ops() { mkdir -p d/new/deep && touch d/new/deep/early; }
-run "$WF" wf -m -r -e create d
+run "$WF" wf -m -r -v -e create d
 if grep -qx 'd/new/deep/ CREATE early' "$T/wf.u"; then
 	ok "difference: -r reports a file made before its directory was watched"
 else
 	notok "difference: -r missed d/new/deep/early"
-	sed 's/^/# wf: /' "$T/wf.u"
+	sed 's/^/# wf: /' "$T/wf.u" "$T/wf.err"
 fi
 
 # 4. --pair-moves: one line per rename, in every output form
