@@ -7,8 +7,13 @@
 # run; their stdout, stderr and exit status must be byte-identical.  The one
 # normalisation: consecutive identical lines are merged (uniq), because the
 # kernel merges an event identical to the unread one before it, which is
-# timing, not meaning.  Then watch-fd(1)'s documented differences are
+# timing, not meaning; and getopt's messages name the program by argv[0],
+# which is replaced by PROG.  Then watch-fd(1)'s documented differences are
 # asserted as differences.  POSIX sh: runs under busybox.
+#
+# The cases that need another user, a sysctl or a file mode run as both
+# root and uid 65534 (the core cases); ONLY=WORD runs only the cases whose
+# name holds WORD (while working on one).
 #
 # Exit: 0 pass, 1 fail, 4 skip (no inotifywait or watch-fd).
 
@@ -71,25 +76,40 @@ run() {
 	uniq < "$T/$out.out" > "$T/$out.u"
 }
 
+# only NAME: is this case selected (ONLY=WORD)?
+only() {
+	case "$1" in
+	*"${ONLY:-}"*) return 0 ;;
+	esac
+	return 1
+}
+
 # same NAME OPTIONS...: both tools at once, each on its own copy of the
-# tree under the same relative name; byte-identical stdout, stderr, status
+# tree under the same relative name; byte-identical stdout, stderr, status.
+# prep: a command run in each copy first; ulim: ulimit -n for both tools.
 same() {
 	name=$1
 	shift
+	only "$name" || return 0
 	case " $* " in
 	*" -r "*) r=0.3 ;;
 	*) r=0.05 ;;
 	esac
 	for x in iw wf; do
+		chmod -R u+rwx "$T/$x" 2>/dev/null	# (a prep's mode 000)
 		rm -rf "$T/$x" && mkdir -p "$T/$x/d/sub" &&
-			echo data > "$T/$x/d/file" && ln -s d "$T/$x/lnk"
+			echo data > "$T/$x/d/file" && ln -s d "$T/$x/lnk" &&
+			(cd "$T/$x" && eval "${prep:-:}")
 	done
-	(cd "$T/iw" && exec "$IW" "$@" > "$T/iw.out" 2> "$T/iw.err") &
+	(cd "$T/iw" && exec > "$T/iw.out" 2> "$T/iw.err" &&
+		{ [ -z "${ulim:-}" ] || ulimit -n $ulim; } && exec "$IW" "$@") &
 	p1=$!
-	(cd "$T/wf" && exec "$WF" "$@" > "$T/wf.out" 2> "$T/wf.err") &
+	(cd "$T/wf" && exec > "$T/wf.out" 2> "$T/wf.err" &&
+		{ [ -z "${ulim:-}" ] || ulimit -n $ulim; } && exec "$WF" "$@") &
 	p2=$!
 	ready $p1 $r
-	ready $p2 || sleep 0.3	# (an exit before any watch is an output too)
+	# (an exit before any watch is an output too; -r: the walk is done)
+	ready $p2 $r || sleep 0.3
 	# the same operations on both copies at once (timeouts run meanwhile)
 	(cd "$T/iw" && ops) &
 	o1=$!
@@ -106,8 +126,12 @@ same() {
 	echo "exit=$?" >> "$T/iw.err"
 	wait $p2 2>/dev/null
 	echo "exit=$?" >> "$T/wf.err"
-	uniq < "$T/iw.out" > "$T/iw.u"
-	uniq < "$T/wf.out" > "$T/wf.u"
+	uniq < "$T/iw.out" | sed -e "${norm:-}" > "$T/iw.u"
+	uniq < "$T/wf.out" | sed -e "${norm:-}" > "$T/wf.u"
+	for x in iw wf; do
+		sed -e "s#^$IW: #PROG: #" -e "s#^$WF: #PROG: #" "$T/$x.err" > "$T/$x.e"
+		mv "$T/$x.e" "$T/$x.err"
+	done
 	if [ ! -s "$T/iw.u" ] && [ "${empty_ok:-0}" = 0 ]; then
 		notok "$name: inotifywait printed nothing"
 		sed 's/^/# /' "$T/iw.err"
@@ -231,7 +255,166 @@ empty_ok=1 same "no FILE" -m
 
 fi
 
+# ------------------------------------- names, errors and options (issue 20)
+# one object named twice is watched once and printed under the first name
+ops() { touch d/x d/sub/y; rm d/x; }
+same "one directory named twice: d ./d" -m -e create,delete d ./d
+same "one directory named twice: ./d d/./" -m -e create,delete ./d d/./
+same "-r d ./d/sub: the second inside the first" -m -r -e create,delete d ./d/sub
+same "-r ./d/sub d: the first inside the second" -m -r -e create,delete ./d/sub d
+ops() { echo more >> d/file; }
+prep='ln d/file d/hard' same "one file named three times (a hard link)" \
+	-m -e modify d/file ./d/file d/hard
+
+# -r: %w keeps the name given when the root or a directory above moves
+ops() { mv d dd; touch dd/a dd/sub/b; }
+same "-r, the root renamed: %w as given" -m -r -e create d
+ops() { mv d e; touch e/sub/a; }
+same "-r, the root's parent renamed: %w as given" -m -r -e create d/sub
+
+# an empty FILE is skipped; an empty -t is refused
+ops() { touch d/x; }
+same "an empty FILE argument is skipped" -m -e create '' d ''
+ops() { :; }
+empty_ok=1 same "only empty FILE arguments: no FILE" -m '' ''
+empty_ok=1 same "-t '' (an unset \$TIMEOUT) is refused" -t '' d
+
+# -r over a directory uid 65534 may not read: skipped in silence
+ops() { touch d/x d/locked/y 2>/dev/null; }
+prep='mkdir -p d/locked/in && chmod 000 d/locked' \
+	same "-r over an unreadable subdirectory" -m -r -e create d
+# a new one: inotifywait's message (uid 65534; root may read it)
+# (umask, not mkdir -m: busybox makes the directory, then chmods it)
+ops() { (umask 777 && mkdir d/new); touch d/x; }
+same "-r, a new unreadable directory: the message" -m -r -e create d
+
+# -r -e ...,ignored: an IGNORED line for each deleted subdirectory
+ops() { mkdir d/sub/x; sleep 0.3; rm -r d/sub; }
+same "-r -e delete,delete_self,ignored" -m -r -e delete,delete_self,ignored d
+same "-r -e create,ignored (IGNORED without DELETE_SELF)" -m -r -e create,ignored d
+
+# %c: the move cookie (its value differs between two runs: numbers
+# become C, and each tool's MOVED_FROM and MOVED_TO must share one)
+ops() { touch d/a; mv d/a d/b; }
+norm='s/^[0-9a-f]*[1-9a-f][0-9a-f]*|/C|/' \
+	same "--format %c: the move cookie" -m -q -e create,move --format '%c|%e|%f|%Xc' d
+if only "--format %c" && [ "$(grep -c '|MOVED_' "$T/wf.out")" = 2 ] &&
+   [ "$(grep '|MOVED_' "$T/wf.out" | cut -d'|' -f1 | uniq | grep -cv '^0$')" = 1 ]; then
+	ok "--format %c: MOVED_FROM and MOVED_TO share a non-zero cookie"
+elif only "--format %c"; then
+	notok "--format %c: the cookies of one rename differ"
+	sed 's/^/# /' "$T/wf.out"
+fi
+
+# options: inotifywait's abbreviations, -I -F -S, -f, -s, -d
+ops() { touch d/x; }
+same "-I -F -S are accepted" -m -e create -I -F -S d
+same "--m --q --c --r --ev: unambiguous abbreviations" --m --q --c --r --ev create d
+ops() { :; }
+for o in --f --fi --i --in --n --t --e --ex; do
+	empty_ok=1 same "$o: ambiguous, the same candidates" $o x d
+done
+empty_ok=1 same "-f: the --filename message" -f d
+empty_ok=1 same "-d without -o" -d d
+empty_ok=1 same "-d -o a file that does not exist" -d -o "$T/none/x" d
+ops() { touch d/x; }
+same "-s: no diagnostics on stderr" -m -s -e create d
+ops() { :; }
+empty_ok=1 same "-s: a FILE that cannot be watched: status 1, silent" -s d/nonexistent
+
+# ulimit -n 4: standard streams and the instance; FILEs one at a time
+ops() { touch d/x d/sub/y; }
+ulim=4 same "ulimit -n 4" -m -e create d d/sub
+
+# -d: -m in the background, events to the -o file, nothing on stdout
+if only "-d -o"; then
+	for x in iw wf; do
+		rm -rf "$T/$x" && mkdir -p "$T/$x/d" && : > "$T/$x.log"
+	done
+	"$IW" -d -o "$T/iw.log" -e create "$T/iw/d" > "$T/iw.out" 2> "$T/iw.err"
+	echo "exit=$?" >> "$T/iw.err"
+	"$WF" -d -o "$T/wf.log" -e create "$T/wf/d" > "$T/wf.out" 2> "$T/wf.err"
+	echo "exit=$?" >> "$T/wf.err"
+	# the daemons: the processes whose stdout is the log (a daemon's
+	# child may not have it yet when its parent has exited: retry)
+	d_iw= d_wf= i=0
+	while { [ -z "$d_iw" ] || [ -z "$d_wf" ]; } && [ $i -lt 40 ]; do
+		for x in iw wf; do
+			for f in /proc/[0-9]*/fd/1; do
+				[ "$(readlink "$f" 2>/dev/null)" = "$T/$x.log" ] || continue
+				f=${f#/proc/}
+				eval "d_$x=${f%%/*}"
+			done
+		done
+		[ -n "$d_iw" ] && [ -n "$d_wf" ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ -n "$d_iw" ] && ready $d_iw; [ -n "$d_wf" ] && ready $d_wf
+	touch "$T/iw/d/x" "$T/wf/d/x"
+	sleep 0.5
+	[ -n "$d_iw" ] && kill $d_iw; [ -n "$d_wf" ] && kill $d_wf
+	sed "s#^$T/iw/#T/#" "$T/iw.log" > "$T/iw.u"
+	sed "s#^$T/wf/#T/#" "$T/wf.log" > "$T/wf.u"
+	if [ -n "$d_wf" ] && [ -s "$T/iw.u" ] && cmp -s "$T/iw.u" "$T/wf.u" &&
+	   cmp -s "$T/iw.err" "$T/wf.err" && [ ! -s "$T/wf.out" ]; then
+		ok "-d -o FILE: a daemon, events in FILE ($(cat "$T/wf.u"), identical)"
+	else
+		notok "-d -o FILE differs (daemons: ${d_iw:-none} ${d_wf:-none})"
+		sed 's/^/# iw: /' "$T/iw.u" "$T/iw.err"
+		sed 's/^/# wf: /' "$T/wf.u" "$T/wf.err"
+	fi
+fi
+
+# the limits (root in the guest: never touch the host's sysctls)
+MW=/proc/sys/fs/inotify/max_user_watches
+MI=/proc/sys/fs/inotify/max_user_instances
+if [ "$(id -u)" = 0 ] && [ -n "$REQUIRE_INOTIFY_WATCH" ] && [ -w $MW ] &&
+   [ -w $MI ]; then
+	if only "watch limit"; then
+		oldmw=$(cat $MW)
+		# the watches in use become the limit: the next one fails
+		ops() {
+			cat /proc/[0-9]*/fdinfo/* 2>/dev/null |
+				grep -c '^inotify wd:' > $MW
+			mkdir d/new
+			sleep 0.3
+			echo "$oldmw" > $MW
+		}
+		run "$IW" iw -m -r -e create d
+		run "$WF" wf -m -r -e create d
+		echo "$oldmw" > $MW
+		if cmp -s "$T/iw.u" "$T/wf.u" && cmp -s "$T/iw.err" "$T/wf.err" &&
+		   grep -q 'No space left on device' "$T/wf.err"; then
+			ok "the watch limit on a new directory: the message (identical)"
+		else
+			notok "the watch limit on a new directory"
+			diff "$T/iw.u" "$T/wf.u" | sed 's/^/# /'
+			diff "$T/iw.err" "$T/wf.err" | sed 's/^/# /'
+		fi
+	fi
+	if only "instance limit"; then
+		oldmi=$(cat $MI)
+		echo 0 > $MI
+		fresh
+		"$IW" -m d > "$T/iw.out" 2> "$T/iw.err"
+		echo "exit=$?" >> "$T/iw.err"
+		"$WF" -m d > "$T/wf.out" 2> "$T/wf.err"
+		echo "exit=$?" >> "$T/wf.err"
+		echo "$oldmi" > $MI
+		if cmp -s "$T/iw.err" "$T/wf.err" && grep -q 'max_user_instances' "$T/wf.err"; then
+			ok "the instance limit: the two-line message (identical)"
+		else
+			notok "the instance limit"
+			diff "$T/iw.err" "$T/wf.err" | sed 's/^/# /'
+		fi
+	fi
+else
+	ok "the watch and instance limits # SKIP need root in the guest"
+fi
+
 # ------------------------------------------------------ documented differences
+if [ -z "${ONLY:-}" ]; then
 # 1. -m ends when no watch is left (inotifywait waits forever)
 ops() { rmdir d/sub; }
 fresh
@@ -272,12 +455,12 @@ fi
 
 # 3. files made in a new directory before any watch could exist
 ops() { mkdir -p d/new/deep && touch d/new/deep/early; }
-run "$WF" wf -m -r -e create d
+run "$WF" wf -m -r -v -e create d
 if grep -qx 'd/new/deep/ CREATE early' "$T/wf.u"; then
 	ok "difference: -r reports a file made before its directory was watched"
 else
 	notok "difference: -r missed d/new/deep/early"
-	sed 's/^/# wf: /' "$T/wf.u"
+	sed 's/^/# wf: /' "$T/wf.u" "$T/wf.err"
 fi
 
 # 4. --pair-moves: one line per rename, in every output form
@@ -317,14 +500,14 @@ else
 	notok "difference: watch-fd holds a descriptor"
 fi
 
-# 6. --rdonly: opened O_RDONLY, and the close of that fd is not printed
+# 6. --use-rdonly: opened O_RDONLY, and the close of that fd is not printed
 ops() { touch d/x; cat d/file > /dev/null; }
 run "$IW" iw -m d
-run "$WF" wf -m --rdonly d
+run "$WF" wf -m --use-rdonly d
 if cmp -s "$T/iw.u" "$T/wf.u"; then
-	ok "difference: --rdonly prints what inotifywait prints"
+	ok "difference: --use-rdonly prints what inotifywait prints"
 else
-	notok "difference: --rdonly output"
+	notok "difference: --use-rdonly output"
 	diff "$T/iw.u" "$T/wf.u" | sed 's/^/# /'
 fi
 
@@ -354,6 +537,100 @@ if [ "$(id -u)" = 0 ] && [ -n "$REQUIRE_INOTIFY_WATCH" ] && [ -w $Q ]; then
 	fi
 else
 	ok "difference: rescan line # SKIP needs root in the guest"
+fi
+fi
+
+# 11. -s: both log to syslog, each under its own name (root in the guest:
+#     a syslogd of our own on /dev/log; never on the host)
+if only "syslog"; then
+	SL=$(command -v syslogd || { command -v busybox >/dev/null && echo "busybox syslogd"; })
+	if [ "$(id -u)" = 0 ] && [ -n "$REQUIRE_INOTIFY_WATCH" ] && [ -n "$SL" ] &&
+	   [ ! -e /dev/log ]; then
+		$SL -n -O "$T/syslog" & slp=$!
+		i=0
+		while [ ! -S /dev/log ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		fresh
+		"$IW" -s d/nonexistent 2> "$T/iw.err"
+		"$WF" -s d/nonexistent 2> "$T/wf.err"
+		sleep 0.3
+		kill $slp; wait $slp 2>/dev/null
+		rm -f /dev/log
+		if grep -q 'inotifywait.*Couldn.t watch d/nonexistent: No such file or directory' "$T/syslog" &&
+		   grep -q 'watch-fd.*Couldn.t watch d/nonexistent: No such file or directory' "$T/syslog" &&
+		   [ ! -s "$T/iw.err" ] && [ ! -s "$T/wf.err" ]; then
+			ok "difference: -s logs the same words, as watch-fd"
+		else
+			notok "difference: -s and syslog"
+			sed 's/^/# /' "$T/syslog" 2>/dev/null
+		fi
+	else
+		ok "difference: -s logs as watch-fd # SKIP needs root and a syslogd in the guest"
+	fi
+fi
+
+# 8. a directory moved out of a -r tree is no longer reported
+#    (inotifywait goes on reporting it under its old name)
+if only "moved out"; then
+	ops() { mv d/sub out; touch out/x; sleep 0.3; touch out/y; }
+	run "$IW" iw -m -r -e create,move d
+	run "$WF" wf -m -r -e create,move d
+	if grep -qx 'd/sub/ CREATE x' "$T/iw.u" &&
+	   [ "$(cat "$T/wf.u")" = "d/ MOVED_FROM,ISDIR sub" ]; then
+		ok "difference: a directory moved out of the tree is not reported"
+	else
+		notok "difference: a directory moved out of the tree"
+		sed 's/^/# iw: /' "$T/iw.u"; sed 's/^/# wf: /' "$T/wf.u"
+	fi
+	# the whole tree, its top directory moved to another directory
+	ops() { mkdir x; mv d x/d; sleep 0.3; touch x/d/sub/y; }
+	run "$IW" iw -m -r -e create d
+	run "$WF" wf -m -r -e create d
+	if grep -qx 'd/sub/ CREATE y' "$T/iw.u" && [ ! -s "$T/wf.u" ]; then
+		ok "difference: a tree moved to another directory is not reported"
+	else
+		notok "difference: a tree moved to another directory"
+		sed 's/^/# iw: /' "$T/iw.u"; sed 's/^/# wf: /' "$T/wf.u"
+	fi
+fi
+
+# 9. a line longer than 4 KiB is printed whole (inotifywait cuts it)
+if only "4 KiB"; then
+	long=$(printf '%05000d' 0)
+	ops() { touch d/x; }
+	run "$IW" iw -m -q -e create --format "$long%f" d
+	run "$WF" wf -m -q -e create --format "$long%f" d
+	printf '%sx\n' "$long" > "$T/want"
+	if cmp -s "$T/want" "$T/wf.out" && ! cmp -s "$T/want" "$T/iw.out"; then
+		ok "difference: a 5001-byte line printed whole (inotifywait: $(wc -c < "$T/iw.out") bytes)"
+	else
+		notok "difference: a line longer than 4 KiB ($(wc -c < "$T/wf.out") bytes)"
+	fi
+	# a long name past a long format: inotifywait pads with NULs
+	long=$(printf '%04000d' 0)
+	name=$(printf '%0200d' 1)
+	ops() { touch "d/$name"; }
+	run "$IW" iw -m -q -e create --format "$long%f" d
+	run "$WF" wf -m -q -e create --format "$long%f" d
+	printf '%s%s\n' "$long" "$name" > "$T/want"
+	if cmp -s "$T/want" "$T/wf.out" && ! cmp -s "$T/want" "$T/iw.out"; then
+		ok "difference: a 4201-byte line printed whole (inotifywait: $(wc -c < "$T/iw.out") bytes, $(tr -cd '\000' < "$T/iw.out" | wc -c) NULs)"
+	else
+		notok "difference: a 4201-byte line ($(wc -c < "$T/wf.out") bytes)"
+	fi
+fi
+
+# 10. @DIR also excludes a directory made later under that name
+if only "@DIR"; then
+	ops() { mkdir d/new; sleep 0.3; touch d/new/x; }
+	run "$IW" iw -m -r -e create d @d/new
+	run "$WF" wf -m -r -e create d @d/new
+	if grep -qx 'd/new/ CREATE x' "$T/iw.u" &&
+	   [ "$(cat "$T/wf.u")" = "d/ CREATE,ISDIR new" ]; then
+		ok "difference: @DIR excludes a directory created later"
+	else
+		notok "difference: @DIR and a directory created later"
+		sed 's/^/# iw: /' "$T/iw.u"; sed 's/^/# wf: /' "$T/wf.u"
+	fi
 fi
 
 echo "1..$n"

@@ -16,13 +16,14 @@ trap 'cd /; rm -rf "$T"' EXIT
 cd "$T" && mkdir d || exit 1
 fails=0
 n=0
+norm=
 
 # err EXPECTED-MESSAGE ARGS...: exit 1, that stderr, nothing on stdout
 err() {
 	want=$1
 	shift
 	n=$((n + 1))
-	"$WF" "$@" > out 2> err < /dev/null
+	timeout 10 "$WF" "$@" > out 2> err < /dev/null
 	rc=$?
 	if [ $rc = 1 ] && [ ! -s out ] && [ "$(cat err)" = "$want" ]; then
 		echo "ok $n - error: $*"
@@ -44,6 +45,8 @@ run() {
 	timeout 10 "$WF" "$@" > out 2> err
 	rc=$?
 	wait $a
+	# norm: a sed expression for what differs from run to run
+	[ -z "$norm" ] || { sed "$norm" out > out.n && mv out.n out; }
 	if [ $rc = "$wrc" ] && [ "$(cat out)" = "$wout" ]; then
 		echo "ok $n - run: $* -> exit $rc"
 	else
@@ -82,8 +85,21 @@ err "Couldn't watch nonexistent: No such file or directory" -q d nonexistent
 # getopt(3) names the program by argv[0]
 err "$WF: invalid option -- 'x'" -x d
 err "$WF: option '--format' requires an argument" d --format
-err "watch-fd: -d (--daemon) is not supported" -d -o x d
-err "watch-fd: bad --coalesce value 'x'" -C x d
+err "-o must be specified with -d." -d d
+err "No such file or directory: $T/no/such" -d -o "$T/no/such" d
+err "watch-fd: bad --window value 'x'" -C x d
+# an unset $TIMEOUT is refused, not "no timeout"
+err "The provided value is not a valid timeout value.
+Please specify a long int value." -t '' d
+err "The '--filename' option no longer exists.  The option it enabled in earlier
+versions of inotifywait is now turned on by default." -f d
+err "No files specified to watch!" '' ''
+# watch-fd's own options leave inotifywait's abbreviations as they were
+err "$WF: option '--f' is ambiguous; possibilities: '--filename' '--fanotify' '--filesystem' '--format' '--fromfile'" --f x d
+err "$WF: option '--i' is ambiguous; possibilities: '--inotify' '--include' '--includei'" --i x d
+err "$WF: option '--t' is ambiguous; possibilities: '--timeout' '--timefmt'" --t 1 d
+# -s: diagnostics go to syslog
+err "" -s nonexistent
 
 act() { :; }
 run 2 "" -q -t 1 d
@@ -105,6 +121,77 @@ d/s/ CREATE x
 d/s/ MOVED_FROM,MOVED_TO x -> d/s/ y
 d/s/ DELETE y
 d/ DELETE,ISDIR s" -m -q -t 2 -r -e create,delete,move --pair-moves d
+# issue 20: what a script could tell from inotifywait
+act() { touch d/dup; }
+run 0 "d/ CREATE dup" -q -e create '' d ./d d/./ ''
+act() { touch d/c1; }
+run 0 "d/,CREATE,c1" --c --q --ev create d
+act() { touch d/c2; }
+run 0 "d/ CREATE c2" -q -I -F -S -e create d
+act() { touch d/c3; mv d/c3 d/c4; }
+norm='s/^[0-9a-f]*[1-9a-f][0-9a-f]* /X /'
+run 2 "0 CREATE
+X MOVED_FROM
+X MOVED_TO" -m -q -t 1 -e create,move --format '%c %e' d
+norm=
+mkdir -p p/r/s
+act() { mv p q; touch q/r/a q/r/s/b; mv q p; mv p/r p/rr; touch p/rr/s/c; }
+run 2 "p/r/ CREATE a
+p/r/s/ CREATE b
+p/r/s/ CREATE c" -m -q -t 1 -r -e create p/r
+mkdir -p d/t2/u
+act() { rmdir d/t2/u; }
+run 0 "d/t2/u/ IGNORED " -q -r -e ignored d/t2
+# documented differences: -e all, the IN_ prefix, -h exits 0
+act() { touch d/e1; }
+run 0 "d/ CREATE e1" -q -e IN_CREATE d
+act() { touch d/e2; }
+run 0 "d/ CREATE e2" -q -e all d
+n=$((n + 1))
+if "$WF" -h > out 2> err && grep -q '^usage: watch-fd' out && [ ! -s err ]; then
+	echo "ok $n - -h: usage on stdout, exit 0"
+else
+	echo "not ok $n - -h"
+	fails=$((fails + 1))
+fi
+# ulimit -n 4: 0, 1, 2 and the instance; each FILE is watched in turn
+n=$((n + 1))
+mkdir -p d/l1 d/l2
+(sleep 0.5; touch d/l1/x d/l2/y) &
+(ulimit -n 4 && exec timeout 2 "$WF" -m -q -e create d/l1 d/l2) > out 2> err
+wait
+if [ "$(cat out)" = "d/l1/ CREATE x
+d/l2/ CREATE y" ] && [ ! -s err ]; then
+	echo "ok $n - ulimit -n 4"
+else
+	echo "not ok $n - ulimit -n 4"
+	sed 's/^/# /' out err
+	fails=$((fails + 1))
+fi
+# -d: a daemon appending events to the -o file (which must exist)
+n=$((n + 1))
+mkdir -p d/t
+: > "$T/log"
+"$WF" -d -o "$T/log" -e create,delete_self "$T/d/t" > out 2> err
+rc=$?
+sleep 0.5
+touch d/t/x
+rmdir d/t 2>/dev/null || { rm -f d/t/x; rmdir d/t; }
+sleep 0.5
+if [ $rc = 0 ] && [ ! -s out ] && [ ! -s err ] &&
+   grep -qx "$T/d/t/ CREATE x" "$T/log"; then
+	echo "ok $n - -d -o FILE"
+else
+	echo "not ok $n - -d -o FILE (exit $rc)"
+	sed 's/^/# /' out err "$T/log"
+	fails=$((fails + 1))
+fi
+for f in /proc/[0-9]*/fd/1; do	# a daemon left by a failure
+	[ "$(readlink "$f" 2>/dev/null)" = "$T/log" ] || continue
+	f=${f#/proc/}
+	kill "${f%%/*}"
+done
+
 # -m ends with exit 0 once no watch is left (inotifywait waits on)
 act() { rmdir d/t; }
 mkdir d/t
