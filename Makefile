@@ -33,11 +33,19 @@ ACCEL       ?= auto
 ACCEL_CACHE ?= $(CACHE)/accel
 export ACCEL ACCEL_CACHE
 
-KSRC    := $(CACHE)/linux
-KBUILD  := $(CACHE)/build-$(VARIANT)
+# The patch series applied in order: the watch-by-fd series (patches/),
+# then the event-path series (patches/event-path/).  SERIES=patches builds
+# the watch-by-fd series alone, in a tree and build directories of its own
+# (suffix -fdonly), so that the two kernels never rebuild each other.
+SERIES  ?= patches patches/event-path
+empty   :=
+space   := $(empty) $(empty)
+SERIES_TAG := $(if $(filter-out patches patches/event-path,$(SERIES)),-$(subst /,_,$(subst $(space),+,$(strip $(SERIES)))),$(if $(filter patches/event-path,$(SERIES)),,-fdonly))
+KSRC    := $(CACHE)/linux$(SERIES_TAG)
+KBUILD  := $(CACHE)/build-$(VARIANT)$(SERIES_TAG)
 BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
 STAMP   := $(KSRC)/.series-stamp
-GB      := $(B)/guest-$(VARIANT)
+GB      := $(B)/guest-$(VARIANT)$(SERIES_TAG)
 INITRD  := $(GB)/initramfs.cpio
 
 GUEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
@@ -114,7 +122,7 @@ need:
 # ---------------------------------------------------------------- kernel
 # The tree follows patches/series; the stamp changes only when it does.
 $(STAMP): FORCE | need
-	@scripts/kernel-tree.sh $(KTAR) $(KSRC) patches
+	@scripts/kernel-tree.sh $(KTAR) $(KSRC) $(SERIES)
 
 tree: $(STAMP)
 
@@ -224,13 +232,14 @@ $(GB)/kernel-dirs.txt: $(STAMP)
 $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
 		$(KSELFTEST_BINS) \
 		$(GB)/tools/qemu-exit $(GB)/tools/runas tests/guest/tests.list \
+		tests/guest/evseq.golden \
 		$(GB)/kernel-dirs.txt scripts/mk-initramfs.sh examples FORCE
 	@rm -rf $(GB)/stage && mkdir -p $(GB)/stage/bin $(GB)/stage/tests
 	@cp tests/guest/init.sh $(GB)/stage/init
 	@cp tests/guest/demo.sh $(GB)/stage/demo.sh
 	@cp $(GB)/tools/qemu-exit $(GB)/tools/runas $(GB)/stage/bin/
 	@cp $(addprefix examples/,$(EXAMPLES)) $(GB)/stage/bin/
-	@cp tests/guest/tests.list $(GB)/stage/tests/
+	@cp tests/guest/tests.list tests/guest/evseq.golden $(GB)/stage/tests/
 	@cp $(filter-out %/init.sh %/demo.sh,$(GUEST_SH)) $(GB)/stage/tests/ 2>/dev/null || true
 	@cp $(GB)/root/tests/* $(GB)/stage/tests/ 2>/dev/null || true
 	@mkdir -p $(GB)/stage/bench
