@@ -60,7 +60,7 @@ DEB_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static gcc make \
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check fuzz lib examples clean \
-	bench-host bench-lib-host soak oracle-guest bench-experiment bench-report harness-check watch-fd-check oracle \
+	bench-host bench-lib-host soak oracle-guest bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check \
 	distclean FORCE
 
@@ -76,6 +76,9 @@ help:
 	@echo "make bench-report LOG=file OUT=dir   tables and plots from a bench log"
 	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter, bench report)"
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
+	@echo "make bench-evpath   bench 1a.change on the fd series alone and with the event-path series (two boots)"
+	@echo "make bench-evpath-stages   the event path's cost per stage, in instructions (ACCEL=icount)"
+	@echo "SERIES=patches   the kernel with the fd series alone (default: patches patches/event-path)"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
@@ -261,6 +264,26 @@ bench: need kernel initramfs
 		$(if $(BENCH),inofd.bench=$(BENCH)); rc=$$?; \
 	scripts/bench-report.py $(GB)/bench.log $(BENCH_OUT) || rc=1; exit $$rc
 
+# Bench 1a (BENCH_EVPATH: the change-mask rows by default) on the kernel
+# with the fd series alone, then on the default kernel (both series): two
+# boots in one session, the ratios within each boot, side by side.
+BENCH_EVPATH ?= 1a.change
+bench-evpath:
+	@rc=0; \
+	$(MAKE) --no-print-directory bench SERIES=patches BENCH=$(BENCH_EVPATH) || rc=1; \
+	$(MAKE) --no-print-directory bench BENCH=$(BENCH_EVPATH) || rc=1; \
+	for k in -fdonly ""; do \
+		log=$(B)/guest-$(VARIANT)$$k/bench.log; \
+		echo "bench-evpath: $$(grep -m1 '^bench: [0-9]* cpus' $$log) ($$log)"; \
+		grep '^notify ' $$log | sed 's/^notify /  /; s/  (.*//'; \
+	done; exit $$rc
+
+# The event path stage by stage: the event-path series plus
+# experiments/evpath-stages.patch, bench step 1a.stages, instruction counts.
+bench-evpath-stages:
+	@$(MAKE) --no-print-directory bench-experiment ACCEL=icount \
+		EXP=experiments/evpath-stages.patch BENCH=1a.stages
+
 # Tables and plots from an existing bench log (LOG=, OUT=).
 bench-report:
 	@scripts/bench-report.py $(or $(LOG),$(GB)/bench.log) $(or $(OUT),$(BENCH_OUT))
@@ -352,10 +375,11 @@ uapi-check: uapi-copy-check $(STAMP)
 		echo "uapi-check: include-uapi/linux/inotify.h matches the patched tree"
 
 checkpatch: $(STAMP)
-	@rc=0; for p in $$(grep -v '^#' patches/series); do \
+	@rc=0; n=0; for d in $(SERIES); do for p in $$(grep -v '^#' $$d/series); do \
+		n=$$((n + 1)); \
 		(cd $(KSRC) && PATH=/usr/bin:/bin:$$PATH scripts/checkpatch.pl --strict -q \
-			$(CURDIR)/patches/$$p) || { echo "checkpatch: $$p: see above"; rc=1; }; \
-	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' patches/series) patches clean (--strict)"; exit $$rc
+			$(CURDIR)/$$d/$$p) || { echo "checkpatch: $$d/$$p: see above"; rc=1; }; \
+	done; done; [ $$rc = 0 ] && echo "checkpatch: $$n patches of $(SERIES) clean (--strict)"; exit $$rc
 
 # Host tests of the harness itself: the KVM probe falls back within its
 # bound (fake QEMUs), the progress filter, the bench report generator.
@@ -374,7 +398,7 @@ endif
 
 # Every patch builds on its own (incremental builds in $(CACHE)/series).
 series-check: $(BZIMAGE)
-	@scripts/series-build-check.sh $(KSRC) $(CACHE)/series $(KBUILD)/.config patches
+	@scripts/series-build-check.sh $(KSRC) $(CACHE)/series$(SERIES_TAG) $(KBUILD)/.config $(SERIES)
 
 # ---------------------------------------------------------------- install, packages
 # PREFIX (default /usr/local), LIBDIR, INCLUDEDIR, BINDIR, MANDIR and

@@ -88,6 +88,38 @@ step 1a.change-batch "nonotify, busybox sh loop, change mask, consumer batching 
 	$B/bench_notify $W/notify $LINES $ROUNDS sh 0xfc6 batch:10
 step 1a.c-batch "nonotify, C writer, IN_ALL_EVENTS, consumer batching 10 ms" \
 	$B/bench_notify $W/notify $CLINES $ROUNDS c 0xfff batch:10
+
+# The event path stage by stage, on a kernel with
+# experiments/evpath-stages.patch (make bench-evpath-stages): the C writer,
+# change mask, batching consumer, with the path cut short at stage N
+# (/sys/module/fsnotify/parameters/evpath_cut; "stock" allocates before
+# the merge test).  Under ACCEL=icount a time is an instruction count, so
+# the differences between cuts are each stage's instructions per write.
+stages_bench() {
+	knob=/sys/module/fsnotify/parameters/evpath_cut
+	if [ ! -w $knob ]; then
+		echo "bench: no $knob: not the experiments/evpath-stages.patch kernel"
+		return 0
+	fi
+	for cut in 1 2 3 4 5 0 stock; do
+		if [ $cut = stock ]; then
+			echo 0 > $knob
+			echo 1 > ${knob%_cut}_stock
+		else
+			echo $cut > $knob
+		fi
+		for consumer in batch:10 drain; do
+			# the draining rows only where the merge test differs
+			case "$cut $consumer" in [1-5]\ drain) continue ;; esac
+			$B/bench_notify $W/notify $CLINES $ROUNDS c 0xfc6 $consumer |
+				sed "s/^notify /notify cut=$cut /"
+		done
+	done
+	echo 0 > $knob
+	echo 0 > ${knob%_cut}_stock
+}
+step 1a.stages "the event path per stage (evpath-stages kernel), C writer, change mask" \
+	stages_bench
 rm -rf $W/notify
 
 # 1b + 1c. Watch setup at depth 8; memory per watch; fds held.
