@@ -20,6 +20,8 @@ NEV=${BENCH_NEV:-100000}
 SCALE=${BENCH_SCALE:-1000,10000,100000}
 SROUNDS=${BENCH_SROUNDS:-5}
 TROUNDS=${BENCH_TROUNDS:-9}
+STLINES=${BENCH_STLINES:-20000}
+STROUNDS=${BENCH_STROUNDS:-3}
 rc=0
 
 mkdir -p $W
@@ -92,8 +94,9 @@ step 1a.c-batch "nonotify, C writer, IN_ALL_EVENTS, consumer batching 10 ms" \
 # The event path stage by stage, on a kernel with
 # experiments/evpath-stages.patch (make bench-evpath-stages): the C writer,
 # change mask, batching consumer, with the path cut short at stage N
-# (/sys/module/fsnotify/parameters/evpath_cut; "stock" allocates before
-# the merge test).  Under ACCEL=icount a time is an instruction count, so
+# (/sys/module/fsnotify/parameters/evpath_cut), then the whole path with
+# the series' patches undone one by one (evpath_stock), C and shell
+# writers, batching and draining consumers.  Under ACCEL=icount a time is an instruction count, so
 # the differences between cuts are each stage's instructions per write.
 stages_bench() {
 	knob=/sys/module/fsnotify/parameters/evpath_cut
@@ -101,18 +104,20 @@ stages_bench() {
 		echo "bench: no $knob: not the experiments/evpath-stages.patch kernel"
 		return 0
 	fi
-	for cut in 1 2 3 4 5 0 stock; do
-		if [ $cut = stock ]; then
-			echo 0 > $knob
-			echo 1 > ${knob%_cut}_stock
-		else
-			echo $cut > $knob
-		fi
-		for consumer in batch:10 drain; do
-			# the draining rows only where the merge test differs
-			case "$cut $consumer" in [1-5]\ drain) continue ;; esac
-			$B/bench_notify $W/notify $CLINES $ROUNDS c 0xfc6 $consumer |
-				sed "s/^notify /notify cut=$cut /"
+	# cut=N: the path cut at stage N; sM: the whole path with the
+	# series' patches in mask M undone (s3 = the kernel before it)
+	for cut in 1 2 3 4 5 0 s1 s2 s3; do
+		case $cut in
+		s*) echo 0 > $knob; echo ${cut#s} > ${knob%_cut}_stock ;;
+		*) echo $cut > $knob; echo 0 > ${knob%_cut}_stock ;;
+		esac
+		for w in c sh; do
+			for consumer in batch:10 drain; do
+				# the shell and the draining rows only whole
+				case "$cut $w $consumer" in [1-5]\ c\ batch:10) ;; [1-5]*) continue ;; esac
+				$B/bench_notify $W/notify $STLINES $STROUNDS $w 0xfc6 $consumer |
+					sed "s/^notify /notify cut=$cut /"
+			done
 		done
 	done
 	echo 0 > $knob
