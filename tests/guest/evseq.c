@@ -15,8 +15,8 @@
  * and runs of a repeated block of lines are written "@repeat COUNT LINES"
  * followed by the block (the queue-limit flood alternates two events
  * 16,384 times).  Both are deterministic, so equal records mean equal
- * bytes.  Every line of the record is also printed, prefixed "rec ", so
- * the guest log holds what to commit as a new golden file.
+ * bytes.  On a difference (and with "-") every line of the record is
+ * printed, prefixed "rec ", so the guest log holds a new golden file.
  *
  * The writer covers: merges of identical consecutive events only (not of
  * an event identical to an earlier one, not across a read, not of the
@@ -359,6 +359,15 @@ static char **encode(size_t *nout)
 	return out;
 }
 
+/* The whole record, each line prefixed "rec ": a new golden file. */
+static void print_record(char **out, size_t nout)
+{
+	size_t i;
+
+	for (i = 0; i < nout; i++)
+		printf("rec %s\n", out[i]);
+}
+
 int main(int argc, char **argv)
 {
 	char line[2048], **out;
@@ -389,10 +398,10 @@ int main(int argc, char **argv)
 		die("rmdir d");
 
 	out = encode(&nout);
-	for (i = 0; i < nout; i++)
-		printf("rec %s\n", out[i]);
-	if (!strcmp(argv[1], "-"))
+	if (!strcmp(argv[1], "-")) {
+		print_record(out, nout);
 		return 0;
+	}
 
 	f = fopen(argv[1], "r");
 	if (!f)
@@ -402,6 +411,7 @@ int main(int argc, char **argv)
 		if (line[0] == '#' || !line[0])
 			continue;
 		if (i == nout || strcmp(line, out[i])) {
+			print_record(out, nout);
 			printf("FAIL evseq: record line %zu differs from %s:\n"
 			       "  golden: %s\n  read:   %s\n", i + 1, argv[1],
 			       line, i < nout ? out[i] : "(end of record)");
@@ -411,6 +421,7 @@ int main(int argc, char **argv)
 	}
 	fclose(f);
 	if (i != nout) {
+		print_record(out, nout);
 		printf("FAIL evseq: the record has %zu lines, %s %zu\n", nout,
 		       argv[1], i);
 		return 1;
