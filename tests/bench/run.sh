@@ -115,7 +115,9 @@ stages_bench() {
 			for consumer in batch:10 drain; do
 				# the shell and the draining rows only whole
 				case "$cut $w $consumer" in [1-5]\ c\ batch:10) ;; [1-5]*) continue ;; esac
-				$B/bench_notify $W/notify $STLINES $STROUNDS $w 0xfc6 $consumer |
+				n=$STLINES
+				[ $w = c ] && n=$CLINES
+				$B/bench_notify $W/notify $n $STROUNDS $w 0xfc6 $consumer |
 					sed "s/^notify /notify cut=$cut /"
 			done
 		done

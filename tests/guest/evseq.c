@@ -287,13 +287,12 @@ static void writer_limit(void)
 
 	/* QLIMIT - 1 alternating events, then x merges at QLIMIT - 1,
 	 * then y fills the queue, then y again: the queue is full, so
-	 * IN_Q_OVERFLOW although y would merge; then nothing more queues */
+	 * IN_Q_OVERFLOW although y would merge (a merge there would leave
+	 * no overflow event in what follows) */
 	for (i = 0; i < QLIMIT - 1; i++)
 		wr(i % 2 ? y : x);
 	wr(x);
 	wr(y);
-	wr(y);
-	wr(x);
 	wr(y);
 	/* read three events: room for two, queued after the overflow, the
 	 * second x merging; then the queue is full again */
