@@ -37,21 +37,29 @@ export ACCEL ACCEL_CACHE
 
 # Each base has its own tarball, tree, builds, series and guest directory;
 # 6.1 keeps the paths it had before 6.12 came (warm caches stay warm).
+# SERIES: the patch series applied in order.  On 6.1 the watch-by-fd
+# series (patches/), then the event-path series (patches/event-path/);
+# SERIES=patches builds the watch-by-fd series alone, in a tree and build
+# directories of its own (suffix -fdonly), so that the two kernels never
+# rebuild each other.  On 6.12 the watch-by-fd series (patches/6.12/).
 KTAR61  := /usr/src/linux-source-6.1.tar.xz
 ifeq ($(KERNEL),6.1)
 KTAR    ?= $(KTAR61)
-KSRC    := $(CACHE)/linux
-KBUILD  := $(CACHE)/build-$(VARIANT)
-GB      := $(B)/guest-$(VARIANT)
-PATCHES := patches
-SERIES_WORK := $(CACHE)/series
+SERIES  ?= patches patches/event-path
+empty   :=
+space   := $(empty) $(empty)
+SERIES_TAG := $(if $(filter-out patches patches/event-path,$(SERIES)),-$(subst /,_,$(subst $(space),+,$(strip $(SERIES)))),$(if $(filter patches/event-path,$(SERIES)),,-fdonly))
+KSRC    := $(CACHE)/linux$(SERIES_TAG)
+KBUILD  := $(CACHE)/build-$(VARIANT)$(SERIES_TAG)
+GB      := $(B)/guest-$(VARIANT)$(SERIES_TAG)
+SERIES_WORK := $(CACHE)/series$(SERIES_TAG)
 POST_OUT := $(B)/post
 else ifeq ($(KERNEL),6.12)
 KTAR    ?= /usr/src/linux-source-6.12.tar.xz
+SERIES  ?= patches/6.12
 KSRC    := $(CACHE)/linux-6.12
 KBUILD  := $(CACHE)/build-6.12-$(VARIANT)
 GB      := $(B)/guest-6.12-$(VARIANT)
-PATCHES := patches/6.12
 SERIES_WORK := $(CACHE)/series-6.12
 POST_OUT := $(B)/post-6.12
 KOBJ_EST := 1170
@@ -60,6 +68,8 @@ FRAGMENTS += kconfig/6.12.config
 else
 $(error KERNEL=$(KERNEL): the bases are 6.1 and 6.12)
 endif
+# the watch-by-fd series of this base (make post, uapi): the first one
+FD_SERIES := $(firstword $(SERIES))
 BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
 STAMP   := $(KSRC)/.series-stamp
 INITRD  := $(GB)/initramfs.cpio
@@ -77,7 +87,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
-	bench-host bench-lib-host soak oracle-guest bench-experiment bench-report harness-check watch-fd-check oracle \
+	bench-host bench-lib-host soak oracle-guest bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check post \
 	distclean FORCE
 
@@ -96,6 +106,9 @@ help:
 	@echo "make sem-table   run tests/guest/sem_table (root and uid 65534), write docs/semantics-table.md"
 	@echo "make sem-table-check   DESIGN.md's copy of the semantics table equals docs/semantics-table.md"
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
+	@echo "make bench-evpath   bench 1a.change on the fd series alone and with the event-path series (two boots)"
+	@echo "make bench-evpath-stages   the event path's cost per stage, in instructions (ACCEL=icount)"
+	@echo "SERIES=patches   the kernel with the fd series alone (default: patches patches/event-path)"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
@@ -145,7 +158,7 @@ need:
 # ---------------------------------------------------------------- kernel
 # The tree follows patches/series; the stamp changes only when it does.
 $(STAMP): FORCE | need
-	@scripts/kernel-tree.sh $(KTAR) $(KSRC) $(PATCHES)
+	@scripts/kernel-tree.sh $(KTAR) $(KSRC) $(SERIES)
 
 tree: $(STAMP)
 
@@ -255,13 +268,14 @@ $(GB)/kernel-dirs.txt: $(STAMP)
 $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
 		$(KSELFTEST_BINS) \
 		$(GB)/tools/qemu-exit $(GB)/tools/runas tests/guest/tests.list \
+		tests/guest/evseq.golden \
 		$(GB)/kernel-dirs.txt scripts/mk-initramfs.sh examples FORCE
 	@rm -rf $(GB)/stage && mkdir -p $(GB)/stage/bin $(GB)/stage/tests
 	@cp tests/guest/init.sh $(GB)/stage/init
 	@cp tests/guest/demo.sh $(GB)/stage/demo.sh
 	@cp $(GB)/tools/qemu-exit $(GB)/tools/runas $(GB)/stage/bin/
 	@cp $(addprefix examples/,$(EXAMPLES)) $(GB)/stage/bin/
-	@cp tests/guest/tests.list $(GB)/stage/tests/
+	@cp tests/guest/tests.list tests/guest/evseq.golden $(GB)/stage/tests/
 	@cp $(filter-out %/init.sh %/demo.sh,$(GUEST_SH)) $(GB)/stage/tests/ 2>/dev/null || true
 	@cp $(GB)/root/tests/* $(GB)/stage/tests/ 2>/dev/null || true
 	@mkdir -p $(GB)/stage/bench
@@ -282,6 +296,26 @@ bench: need kernel initramfs
 	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log \
 		$(if $(BENCH),inofd.bench=$(BENCH)); rc=$$?; \
 	scripts/bench-report.py $(GB)/bench.log $(BENCH_OUT) || rc=1; exit $$rc
+
+# Bench 1a (BENCH_EVPATH: the change-mask rows by default) on the kernel
+# with the fd series alone, then on the default kernel (both series): two
+# boots in one session, the ratios within each boot, side by side.
+BENCH_EVPATH ?= 1a.change
+bench-evpath:
+	@rc=0; \
+	$(MAKE) --no-print-directory bench SERIES=patches BENCH=$(BENCH_EVPATH) || rc=1; \
+	$(MAKE) --no-print-directory bench BENCH=$(BENCH_EVPATH) || rc=1; \
+	for k in -fdonly ""; do \
+		log=$(B)/guest-$(VARIANT)$$k/bench.log; \
+		echo "bench-evpath: $$(grep -m1 '^bench: [0-9]* cpus' $$log) ($$log)"; \
+		grep '^notify ' $$log | sed 's/^notify /  /; s/  (.*//'; \
+	done; exit $$rc
+
+# The event path stage by stage: the event-path series plus
+# experiments/evpath-stages.patch, bench step 1a.stages, instruction counts.
+bench-evpath-stages:
+	@$(MAKE) --no-print-directory bench-experiment ACCEL=icount \
+		EXP=experiments/evpath-stages.patch BENCH=1a.stages
 
 # Tables and plots from an existing bench log (LOG=, OUT=).
 bench-report:
@@ -382,10 +416,11 @@ else
 endif
 
 checkpatch: $(STAMP)
-	@rc=0; for p in $$(grep -v '^#' $(PATCHES)/series); do \
+	@rc=0; n=0; for d in $(SERIES); do for p in $$(grep -v '^#' $$d/series); do \
+		n=$$((n + 1)); \
 		(cd $(KSRC) && PATH=/usr/bin:/bin:$$PATH scripts/checkpatch.pl --strict -q \
-			$(CURDIR)/$(PATCHES)/$$p) || { echo "checkpatch: $$p: see above"; rc=1; }; \
-	done; [ $$rc = 0 ] && echo "checkpatch: $$(grep -vc '^#' $(PATCHES)/series) patches clean" \
+			$(CURDIR)/$$d/$$p) || { echo "checkpatch: $$d/$$p: see above"; rc=1; }; \
+	done; done; [ $$rc = 0 ] && echo "checkpatch: $$n patches of $(SERIES) clean" \
 		"(--strict, $(KERNEL)'s checkpatch.pl)"; exit $$rc
 
 # The semantics table (tests/guest/sem_table): path inotify, INOTIFY_WATCH
@@ -409,8 +444,11 @@ sem-table-check:
 # The series to send, from the poster's git identity (scripts/post.sh):
 # author and Signed-off-by replace the committed placeholder; refused
 # without an identity or with a placeholder one.
+# POST_SERIES=patches/event-path posts the event-path series (it applies
+# to the pristine tree on its own: it touches no file of the fd series).
+POST_SERIES ?= $(FD_SERIES)
 post: $(STAMP)
-	@scripts/post.sh $(KSRC) $(PATCHES) $(POST_OUT)
+	@scripts/post.sh $(KSRC) $(POST_SERIES) $(POST_OUT)$(if $(filter-out $(FD_SERIES),$(POST_SERIES)),-$(notdir $(POST_SERIES)))
 
 # Host tests of the harness itself: the KVM probe falls back within its
 # bound (fake QEMUs), the progress filter, the bench report generator,
@@ -442,7 +480,7 @@ kernel-check: uapi-check checkpatch guest-check series-check
 
 # Every patch builds on its own (incremental builds in $(SERIES_WORK)).
 series-check: $(BZIMAGE)
-	@scripts/series-build-check.sh $(KSRC) $(SERIES_WORK) $(KBUILD)/.config $(PATCHES)
+	@scripts/series-build-check.sh $(KSRC) $(SERIES_WORK) $(KBUILD)/.config $(SERIES)
 
 # ---------------------------------------------------------------- install, packages
 # PREFIX (default /usr/local), LIBDIR, INCLUDEDIR, BINDIR, MANDIR and

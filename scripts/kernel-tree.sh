@@ -3,11 +3,13 @@
 #
 # Keep a patched kernel tree in the cache directory in step with patches/.
 #
-#   kernel-tree.sh TARBALL KSRC PATCHDIR
+#   kernel-tree.sh TARBALL KSRC PATCHDIR...
 #
 # KSRC is a git repository: commit "pristine" is the unpacked tarball, the
-# branch "work" is pristine plus the series applied with git am.  A stamp
-# file (KSRC/.series-stamp) holds the hash of the series; it is rewritten
+# branch "work" is pristine plus the series applied with git am: each
+# PATCHDIR's series file in turn, in the order given (patches, then
+# patches/event-path for the default kernel).  A stamp file
+# (KSRC/.series-stamp) holds the hash of all the series; it is rewritten
 # only when the series changed, so make can depend on its mtime.  When the
 # series changes the tree is reset to pristine first (git checkout rewrites
 # only the files that differ, so an incremental kernel build stays
@@ -16,7 +18,8 @@ set -euo pipefail
 
 tarball=$1
 ksrc=$2
-patchdir=$3
+shift 2
+[ $# -ge 1 ] || { echo "usage: kernel-tree.sh TARBALL KSRC PATCHDIR..." >&2; exit 2; }
 
 die() { echo "kernel-tree: $*" >&2; exit 1; }
 
@@ -47,17 +50,21 @@ if [ ! -d "$ksrc/.git" ] || [ "$(cat "$ksrc/.pristine-id" 2>/dev/null)" != "$tar
 	mv "$ksrc.tmp" "$ksrc"
 fi
 
-# The hash covers the series file and every patch it names, in order.
-series="$patchdir/series"
+# The hash covers each series file and every patch it names, in order.
 patches=()
-if [ -f "$series" ]; then
+hashed=()
+for patchdir in "$@"; do
+	series="$patchdir/series"
+	[ -f "$series" ] || die "$series not found"
+	hashed+=("$series")
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
 		[ -f "$patchdir/$p" ] || die "$series names $p, which does not exist"
-		patches+=("$p")
+		patches+=("$patchdir/$p")
+		hashed+=("$patchdir/$p")
 	done < "$series"
-fi
-want=$( (cat "$series" 2>/dev/null; for p in "${patches[@]}"; do cat "$patchdir/$p"; done) | sha256sum | cut -d' ' -f1)
+done
+want=$(cat "${hashed[@]}" | sha256sum | cut -d' ' -f1)
 have=$(cat "$ksrc/.series-stamp" 2>/dev/null || true)
 
 if [ "$want" = "$have" ] && git -C "$ksrc" diff --quiet HEAD; then
@@ -67,13 +74,13 @@ if [ "$want" = "$have" ] && git -C "$ksrc" diff --quiet HEAD; then
 	exit 0
 fi
 
-echo "kernel-tree: applying ${#patches[@]} patch(es) from $series onto pristine"
+echo "kernel-tree: applying ${#patches[@]} patch(es) from $* onto pristine"
 rm -f "$ksrc/.series-stamp"
 git -C "$ksrc" am --abort >/dev/null 2>&1 || true
 git -C "$ksrc" checkout -q -f -B work pristine
 git -C "$ksrc" clean -q -f -d
 for p in "${patches[@]}"; do
-	if ! git -C "$ksrc" am -q --whitespace=nowarn "$(realpath "$patchdir/$p")"; then
+	if ! git -C "$ksrc" am -q --whitespace=nowarn "$(realpath "$p")"; then
 		git -C "$ksrc" am --abort >/dev/null 2>&1 || true
 		git -C "$ksrc" checkout -q -f -B work pristine
 		die "patch $p does not apply: the tree was reset to pristine"

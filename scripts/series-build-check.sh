@@ -4,11 +4,12 @@
 # Check that every patch of the series builds on its own: check out the
 # series one commit at a time and build bzImage after each.
 #
-#   series-build-check.sh KSRC WORK CONFIG PATCHDIR
+#   series-build-check.sh KSRC WORK CONFIG PATCHDIR...
 #
 # KSRC is the cache tree made by kernel-tree.sh: its branch "work" is
 # pristine plus the series, one commit per patch, and CONFIG's directory
-# is the default build of that branch.  The check builds in KSRC itself
+# is the default build of that branch.  With several PATCHDIRs, their
+# series are applied in that order (kernel-tree.sh) and checked in turn.  The check builds in KSRC itself
 # (detached at patch i, then back on "work") into WORK/build, which starts
 # as a copy of the default build: every build, the first included, is then
 # incremental (kbuild rebuilds what patches i+1..N touched and what their
@@ -23,13 +24,19 @@ set -euo pipefail
 ksrc=$1
 work=$2
 config=$3
-patchdir=$4
+shift 3
 
 die() { echo "series-build-check: $*" >&2; exit 1; }
 
-mapfile -t patches < <(grep -v -e '^#' -e '^$' "$patchdir/series")
-hash=$( (cat "$patchdir/series" "$config"; for p in "${patches[@]}"; do cat "$patchdir/$p"; done) |
-	sha256sum | cut -d' ' -f1)
+# patches[] are paths: each PATCHDIR's series in turn
+patches=()
+for patchdir in "$@"; do
+	while read -r p; do
+		patches+=("$patchdir/$p")
+	done < <(grep -v -e '^#' -e '^$' "$patchdir/series")
+done
+hash=$( (for d in "$@"; do cat "$d/series"; done; cat "$config"
+	for p in "${patches[@]}"; do cat "$p"; done) | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$work/.ok" 2>/dev/null)" = "$hash" ]; then
 	echo "series-build-check: each of the ${#patches[@]} patches built on its own (unchanged since)"
 	exit 0
@@ -44,7 +51,7 @@ tip=$(git -C "$ksrc" rev-parse -q --verify refs/heads/work) || die "$ksrc has no
 	die "$ksrc is not a clean checkout of branch work: run 'make tree'"
 mapfile -t commits < <(git -C "$ksrc" rev-list --reverse pristine..work)
 [ ${#commits[@]} = ${#patches[@]} ] ||
-	die "$ksrc has ${#commits[@]} commits on pristine, patches/series ${#patches[@]}: run 'make tree'"
+	die "$ksrc has ${#commits[@]} commits on pristine, the series ${#patches[@]}: run 'make tree'"
 
 # the mtimes of what the series touches, to put back at the end
 stamps=$work/mtimes
@@ -76,7 +83,7 @@ i=0
 for p in "${patches[@]}"; do
 	c=${commits[$i]}
 	i=$((i + 1))
-	subj=$(git mailinfo /dev/null /dev/null < "$patchdir/$p" | sed -n 's/^Subject: //p')
+	subj=$(git mailinfo /dev/null /dev/null < "$p" | sed -n 's/^Subject: //p')
 	[ "$(git -C "$ksrc" log -1 --format=%s "$c")" = "$subj" ] ||
 		die "commit $i of $ksrc is not $p: run 'make tree'"
 	git -C "$ksrc" checkout -q -f --detach "$c"
