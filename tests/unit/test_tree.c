@@ -341,39 +341,6 @@ static void tree_overflow_rewalk(void **state)
 	assert_string_equal(f->r[i].path, P(f, "t/lost/x"));
 }
 
-/* max_user_watches, lowered in a user namespace of our own */
-static int limit_watches(int n)
-{
-	char map[64];
-	FILE *fp;
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	int fd;
-
-	if (unshare(CLONE_NEWUSER) < 0)
-		return -1;
-	fd = open("/proc/self/setgroups", O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, "deny", 4) < 0) {}
-		close(fd);
-	}
-	snprintf(map, sizeof(map), "0 %u 1", uid);
-	fd = open("/proc/self/uid_map", O_WRONLY);
-	if (fd < 0 || write(fd, map, strlen(map)) < 0)
-		return -1;
-	close(fd);
-	snprintf(map, sizeof(map), "0 %u 1", gid);
-	fd = open("/proc/self/gid_map", O_WRONLY);
-	if (fd < 0 || write(fd, map, strlen(map)) < 0)
-		return -1;
-	close(fd);
-	fp = fopen("/proc/sys/user/max_inotify_watches", "w");
-	if (!fp)
-		return -1;
-	fprintf(fp, "%d\n", n);
-	return fclose(fp) ? -1 : 0;
-}
-
 static int enospc_child(void *arg)
 {
 	struct fx *f = arg;

@@ -55,6 +55,9 @@ int drain(struct fx *f, int quiet_ms);
 /* index of the first record matching, or -1; name NULL matches any */
 /* fs.inotify.max_queued_events (16384 when it cannot be read) */
 int max_queued(void);
+/* in a child (in_child()): lower max_user_watches to n in a user
+ * namespace of its own; -1 when that is not possible */
+int limit_watches(int n);
 int find(const struct fx *f, int type, uint32_t mask, const char *name);
 int count(const struct fx *f, int type, uint32_t mask, const char *name);
 void dump(const struct fx *f);
