@@ -181,14 +181,43 @@ static void lost_past_full_queue(void **state)
 }
 
 /*
+ * Read until the instance is quiet for quiet_ms with nothing pending
+ * (inofd_timeout() -1): count the IN_CREATE events whose name is name
+ * (exact) or starts with it, and the RESCANs.
+ */
+static void count_creates(struct fx *f, int quiet_ms, const char *name,
+			  bool exact, int *n, int *rescan)
+{
+	const struct inofd_event *ev;
+	size_t len = strlen(name);
+	int t;
+
+	for (t = 0; t < 100000; t++) {
+		struct pollfd pf = { .fd = inofd_fd(f->in), .events = POLLIN };
+		int to = inofd_timeout(f->in);
+
+		/* -1: nothing pending but the descriptor; quiet: done */
+		if (poll(&pf, 1, to < 0 ? quiet_ms : to) == 0 && to < 0)
+			break;
+		assert_true(inofd_read(f->in) >= 0);
+		while (inofd_next(f->in, &ev) > 0) {
+			*rescan += ev->type == INOFD_EV_RESCAN;
+			*n += ev->type == INOFD_EV_INOTIFY &&
+			      (ev->mask & IN_CREATE) && ev->name &&
+			      (exact ? !strcmp(ev->name, name) :
+				       !strncmp(ev->name, name, len));
+		}
+	}
+}
+
+/*
  * Problem 6: one mv of a fresh 100,000-entry directory into a tree, with
  * the default options: every entry reported, no loss.
  */
 static void default_queue_holds_big_mv(void **state)
 {
 	struct fx *f = *state;
-	const struct inofd_event *ev;
-	int i, n = 0, rescan = 0, t;
+	int i, n = 0, rescan = 0;
 	char base[300] = "/dev/shm/inofd-unit-big.XXXXXX";
 	char p[400], q[500];
 
@@ -209,21 +238,7 @@ static void default_queue_holds_big_mv(void **state)
 	snprintf(q, sizeof(q), "%s/t/big", base);
 	assert_int_equal(rename(p, q), 0);
 	usleep(10000);
-	for (t = 0; t < 100000; t++) {
-		struct pollfd pf = { .fd = inofd_fd(f->in), .events = POLLIN };
-		int to = inofd_timeout(f->in);
-
-		/* -1: nothing pending but the descriptor; quiet: done */
-		if (poll(&pf, 1, to < 0 ? 200 : to) == 0 && to < 0)
-			break;
-		assert_true(inofd_read(f->in) >= 0);
-		while (inofd_next(f->in, &ev) > 0) {
-			rescan += ev->type == INOFD_EV_RESCAN;
-			n += ev->type == INOFD_EV_INOTIFY &&
-			     (ev->mask & IN_CREATE) && ev->name &&
-			     ev->name[0] == 'e';
-		}
-	}
+	count_creates(f, 200, "e", false, &n, &rescan);
 	if (strcmp(base, f->dir)) {
 		snprintf(q, sizeof(q), "rm -rf %s", base);
 		assert_int_equal(system(q), 0);
@@ -241,9 +256,8 @@ static void walk_paced_by_queue(void **state)
 {
 	struct fx *f = *state;
 	INOFD_OPTS(o, .queue_max = 16);
-	const struct inofd_event *ev;
 	char p[PATH_MAX];
-	int i, n = 0, rescan = 0, t;
+	int i, n = 0, rescan = 0;
 
 	remake(f, &o);
 	mkdirp(P(f, "t"));
@@ -260,20 +274,7 @@ static void walk_paced_by_queue(void **state)
 	/* reads that do not drain */
 	for (i = 0; i < 5; i++)
 		assert_true(inofd_read(f->in) >= 0);
-	for (t = 0; t < 100000; t++) {
-		struct pollfd pf = { .fd = inofd_fd(f->in), .events = POLLIN };
-		int to = inofd_timeout(f->in);
-
-		if (poll(&pf, 1, to < 0 ? 100 : to) == 0 && to < 0)
-			break;
-		assert_true(inofd_read(f->in) >= 0);
-		while (inofd_next(f->in, &ev) > 0) {
-			rescan += ev->type == INOFD_EV_RESCAN;
-			n += ev->type == INOFD_EV_INOTIFY &&
-			     (ev->mask & IN_CREATE) && ev->name &&
-			     !strcmp(ev->name, "d");
-		}
-	}
+	count_creates(f, 100, "d", true, &n, &rescan);
 	assert_int_equal(rescan, 0);
 	assert_int_equal(n, 99);
 	assert_int_equal(inofd_watch_count(f->in), 101);
