@@ -16,26 +16,6 @@
 
 #include "watch-fd.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/* Names -e accepts (inotifywait's, case-insensitive), then our extras. */
-static const struct {
-	const char *name;
-	uint32_t mask;
-} innames[] = {
-	{ "ACCESS", IN_ACCESS },	{ "MODIFY", IN_MODIFY },
-	{ "ATTRIB", IN_ATTRIB },	{ "CLOSE_WRITE", IN_CLOSE_WRITE },
-	{ "CLOSE_NOWRITE", IN_CLOSE_NOWRITE }, { "OPEN", IN_OPEN },
-	{ "MOVED_FROM", IN_MOVED_FROM }, { "MOVED_TO", IN_MOVED_TO },
-	{ "CREATE", IN_CREATE },	{ "DELETE", IN_DELETE },
-	{ "DELETE_SELF", IN_DELETE_SELF }, { "UNMOUNT", IN_UNMOUNT },
-	{ "Q_OVERFLOW", IN_Q_OVERFLOW }, { "IGNORED", IN_IGNORED },
-	{ "CLOSE", IN_CLOSE },		{ "MOVE_SELF", IN_MOVE_SELF },
-	{ "MOVE", IN_MOVE },		{ "ISDIR", IN_ISDIR },
-	{ "ONESHOT", IN_ONESHOT },	{ "ALL_EVENTS", IN_ALL_EVENTS },
-	{ "ALL", IN_ALL_EVENTS },	/* watch-fd only */
-};
-
 static int push(char ***v, size_t *n, const char *s)
 {
 	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
@@ -74,7 +54,7 @@ static long parse_events(const char *list)
 		len = c ? (size_t)(c - p) : strlen(p);
 		if (!len)
 			return 0;
-		for (i = 0; i < ARRAY_SIZE(innames); i++) {
+		for (i = 0; i < wf_nnames; i++) {
 			const char *t = p;
 			size_t tl = len;
 
@@ -83,13 +63,13 @@ static long parse_events(const char *list)
 				t += 3;
 				tl -= 3;
 			}
-			if (strlen(innames[i].name) == tl &&
-			    !strncasecmp(t, innames[i].name, tl))
+			if (strlen(wf_names[i].name) == tl &&
+			    !strncasecmp(t, wf_names[i].name, tl))
 				break;
 		}
-		if (i == ARRAY_SIZE(innames))
+		if (i == wf_nnames)
 			return -1;
-		ret |= innames[i].mask;
+		ret |= wf_names[i].mask;
 		if (!c)
 			return ret;
 		p = c + 1;

@@ -15,22 +15,22 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Output order and names of inotify-tools' event_to_str(). */
-static const struct {
-	const char *name;
-	uint32_t mask;
-} outnames[] = {
-	{ "ACCESS", IN_ACCESS },	{ "MODIFY", IN_MODIFY },
-	{ "ATTRIB", IN_ATTRIB },	{ "CLOSE_WRITE", IN_CLOSE_WRITE },
-	{ "CLOSE_NOWRITE", IN_CLOSE_NOWRITE }, { "OPEN", IN_OPEN },
-	{ "MOVED_FROM", IN_MOVED_FROM }, { "MOVED_TO", IN_MOVED_TO },
-	{ "CREATE", IN_CREATE },	{ "DELETE", IN_DELETE },
-	{ "DELETE_SELF", IN_DELETE_SELF }, { "UNMOUNT", IN_UNMOUNT },
-	{ "Q_OVERFLOW", IN_Q_OVERFLOW }, { "IGNORED", IN_IGNORED },
-	{ "CLOSE", IN_CLOSE },		/* either close bit */
-	{ "MOVE_SELF", IN_MOVE_SELF },	{ "ISDIR", IN_ISDIR },
-	{ "ONESHOT", IN_ONESHOT },
+const struct wf_name wf_names[] = {
+	{ "ACCESS", IN_ACCESS, 1 },		{ "MODIFY", IN_MODIFY, 1 },
+	{ "ATTRIB", IN_ATTRIB, 1 },		{ "CLOSE_WRITE", IN_CLOSE_WRITE, 1 },
+	{ "CLOSE_NOWRITE", IN_CLOSE_NOWRITE, 1 }, { "OPEN", IN_OPEN, 1 },
+	{ "MOVED_FROM", IN_MOVED_FROM, 1 },	{ "MOVED_TO", IN_MOVED_TO, 1 },
+	{ "CREATE", IN_CREATE, 1 },		{ "DELETE", IN_DELETE, 1 },
+	{ "DELETE_SELF", IN_DELETE_SELF, 1 },	{ "UNMOUNT", IN_UNMOUNT, 1 },
+	{ "Q_OVERFLOW", IN_Q_OVERFLOW, 1 },	{ "IGNORED", IN_IGNORED, 1 },
+	{ "CLOSE", IN_CLOSE, 1 },		/* either close bit */
+	{ "MOVE_SELF", IN_MOVE_SELF, 1 },	{ "ISDIR", IN_ISDIR, 1 },
+	{ "ONESHOT", IN_ONESHOT, 1 },
+	/* -e only */
+	{ "MOVE", IN_MOVE, 0 },			{ "ALL_EVENTS", IN_ALL_EVENTS, 0 },
+	{ "ALL", IN_ALL_EVENTS, 0 },		/* watch-fd only */
 };
+const size_t wf_nnames = ARRAY_SIZE(wf_names);
 
 /* Growable output buffer (the line may hold NUL bytes from %0). */
 struct buf {
@@ -67,12 +67,12 @@ static void events_str(struct buf *b, uint32_t mask, char sep)
 	size_t i, start = b->len;
 	char hex[16];
 
-	for (i = 0; i < ARRAY_SIZE(outnames); i++) {
-		if (!(mask & outnames[i].mask))
+	for (i = 0; i < wf_nnames; i++) {
+		if (!wf_names[i].out || !(mask & wf_names[i].mask))
 			continue;
 		if (b->len > start)
 			put(b, &sep, 1);
-		puts_b(b, outnames[i].name);
+		puts_b(b, wf_names[i].name);
 	}
 	if (b->len == start) {
 		snprintf(hex, sizeof(hex), "0x%08x", mask);

@@ -42,6 +42,19 @@ struct line {
 };
 
 /* watch-fd-opts.c: 0, or the exit status (1) after saying why */
+/*
+ * Event names, one table for both directions: the output's in
+ * inotify-tools' event_to_str() order (out set), then the names -e also
+ * accepts (out clear).  -e matches a name case-insensitively.
+ */
+struct wf_name {
+	const char *name;
+	uint32_t mask;
+	int out;
+};
+extern const struct wf_name wf_names[];
+extern const size_t wf_nnames;
+
 int wf_parse(int argc, char **argv, struct cfg *c);
 
 /* watch-fd-out.c */
