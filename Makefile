@@ -127,6 +127,7 @@ help:
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "make series-check   every patch of the series builds on its own"
 	@echo "make post        the series to send, as build/post/, from your git identity"
+	@echo "                 (POST_PREV_THREAD=lore link of the 2023 inotify_add_watch_at thread)"
 	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
 	@echo "KERNEL=6.12      the second base, Debian's linux-source-6.12 (patches/6.12/); default 6.1"
 	@echo "ACCEL=auto       KVM if it works here (probed once per host), else TCG; ACCEL=tcg|kvm forces"

@@ -14,6 +14,14 @@
 # either is missing or is a placeholder, and when the cover letter still
 # has a slot to fill ("[[SLOT").
 #
+# The cover letter may also name facts only the poster can look up, as
+# "@NAME@" tokens: each is replaced by the environment variable POST_NAME,
+# and the script refuses to run while one is unset.  Today there is one:
+# @PREV_THREAD@, the lore.kernel.org link of the 2023 linux-fsdevel
+# thread on inotify_add_watch_at() (POST_PREV_THREAD=https://lore.kernel.org/...;
+# it was not reachable from where the series was written, and a link is
+# not something to guess).
+#
 # Then, in a scratch clone of KSRC (the kernel tree in the cache, tag
 # "pristine"), it applies every patch with git am, with the placeholder
 # replaced by the poster as author and Signed-off-by (git am --signoff
@@ -55,6 +63,20 @@ cover=$patchdir/0000-cover-letter.patch
 if grep -n '\[\[SLOT' "$cover"; then
 	die "$cover has a slot to fill (above) before it can be posted"
 fi
+tokens=$(grep -o '@[A-Z][A-Z_]*@' "$cover" | sort -u | tr -d @ || true)
+fill=()
+for t in $tokens; do
+	v=$(printenv "POST_$t" || true)
+	[ -n "$v" ] || die "$cover names @$t@: set POST_$t (see scripts/post.sh)"
+	case "$t:$v" in
+	PREV_THREAD:https://lore.kernel.org/*) ;;
+	PREV_THREAD:*) die "POST_PREV_THREAD='$v' is not a https://lore.kernel.org/ link" ;;
+	esac
+	case "$v" in
+	*'|'*|*'\'*|*'&'*) die "POST_$t='$v': '|', '\\' and '&' are not allowed" ;;
+	esac
+	fill+=(-e "s|@$t@|$v|g")
+done
 [ "$(realpath -m "$out")" != "$(realpath "$patchdir")" ] ||
 	die "OUTDIR must not be $patchdir: the committed series keeps the placeholder"
 git -C "$ksrc" rev-parse -q --verify 'pristine^{commit}' >/dev/null ||
@@ -90,12 +112,15 @@ for p in "${patches[@]}"; do
 		die "$p does not apply to pristine"
 done
 
-sed "s|^From: $placeholder_name <$placeholder_email>\$|From: $name <$email>|" \
-	"$cover" > "$work/cover.patch"
+sed -e "s|^From: $placeholder_name <$placeholder_email>\$|From: $name <$email>|" \
+	"${fill[@]}" "$cover" > "$work/cover.patch"
 SERIES_NAME=$name SERIES_EMAIL=$email \
 	"$here/format-series.sh" "$work/tree" pristine post "$out" \
 	"$work/cover.patch" "$patchdir/recipients" >/dev/null
 
+if grep -l -e '@[A-Z][A-Z_]*@' "$out/0000-cover-letter.patch"; then
+	die "a token of the cover letter is still unfilled in the file above"
+fi
 if grep -l -e "$placeholder_email" -e "$placeholder_name" "$out"/*.patch; then
 	die "the placeholder is still in the files above"
 fi

@@ -3,7 +3,8 @@
 #
 # Host test of make post (scripts/post.sh) on a tiny tree and series of
 # its own: refused without an identity, with the committed placeholder or
-# another placeholder, and while the cover letter has a slot to fill;
+# another placeholder, while the cover letter has a slot to fill, and
+# while a token of it (@PREV_THREAD@) has no POST_ value or a wrong one;
 # accepted with a real identity from git config or from the environment,
 # whose output has that identity as author, Signed-off-by and cover
 # letter sender, no placeholder and no base-commit line.  Run by make
@@ -51,6 +52,8 @@ Subject: [RFC PATCH 0/1] file: a test series
 
 The text of the cover letter.
 
+[1] @PREV_THREAD@
+
 ${ph% <*} (1):
   file: add a line
 EOF
@@ -83,6 +86,14 @@ check "a cover letter with a slot to fill: refused" test $rc -ne 0
 check "a slot: says so" grep -q "slot to fill" "$t/log"
 sed -i '/\[\[SLOT/d' "$p/0000-cover-letter.patch"
 
+unset POST_PREV_THREAD
+run; rc=$?
+check "a token with no POST_ value: refused" test $rc -ne 0
+check "a token: says which" grep -q "set POST_PREV_THREAD" "$t/log"
+POST_PREV_THREAD=https://example.org/thread run; rc=$?
+check "a thread link that is not lore's: refused" test $rc -ne 0
+export POST_PREV_THREAD=https://lore.kernel.org/linux-fsdevel/some-message-id/
+
 run; rc=$?
 check "a real identity from the repository's git config: accepted" test $rc -eq 0
 [ $rc -eq 0 ] || cat "$t/log"
@@ -94,6 +105,8 @@ check "no placeholder left" bash -c "! grep -rqi placeholder '$t/out'"
 check "no base-commit line" bash -c "! grep -rq '^base-commit:' '$t/out'"
 check "the cover letter is from the poster" grep -qx "From: Jane Doe <jane@doe.dev>" "$t/out/0000-cover-letter.patch"
 check "the cover letter keeps its text" grep -qx "The text of the cover letter." "$t/out/0000-cover-letter.patch"
+check "the token is filled" grep -qx "\[1\] $POST_PREV_THREAD" "$t/out/0000-cover-letter.patch"
+check "no token left" bash -c "! grep -q '@PREV_THREAD@' '$t/out/0000-cover-letter.patch'"
 check "the cover letter has the recipients" grep -q "^To: Some One <someone@example.org>" "$t/out/0000-cover-letter.patch"
 check "the committed series is unchanged" grep -qx "From: $ph" "$p/$(cat "$p/series")"
 
