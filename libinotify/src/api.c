@@ -341,7 +341,8 @@ int inofd_watch_path(struct inofd *in, const char *path, uint32_t mask,
 	return inofd_watch_at(in, AT_FDCWD, path, mask, 0, data);
 }
 
-#define TREE_FLAGS	(AT_FLAGS | INOFD_TREE_XDEV)
+#define TREE_KEPT	(INOFD_TREE_XDEV | INOFD_TREE_MEMBER_ENDS)
+#define TREE_FLAGS	(AT_FLAGS | TREE_KEPT)
 
 /* The options a tree keeps; the call's own flags go to *flags. */
 static int copy_tree_opts(struct inofd__reg *r,
@@ -360,7 +361,7 @@ static int copy_tree_opts(struct inofd__reg *r,
 	if (o->sz >= OPTS_END(inofd_tree_opts, flags)) {
 		if (o->flags & ~TREE_FLAGS)
 			return -EINVAL;
-		r->tflags = o->flags & INOFD_TREE_XDEV;
+		r->tflags = o->flags & TREE_KEPT;
 		*flags = o->flags & AT_FLAGS;
 	}
 	if (o->sz >= OPTS_END(inofd_tree_opts, max_depth))

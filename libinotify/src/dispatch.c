@@ -55,7 +55,7 @@ static void kw_gone(struct inofd *in, int wd, unsigned int flags)
 		} else if (m->kind == INOFD__MEM_PLAIN || m == r->root) {
 			inofd__reg_end(in, r, true, flags);
 		} else {
-			inofd__subtree_free(in, m);
+			inofd__subtree_end(in, m, flags);
 		}
 	}
 	if (kw)

@@ -276,6 +276,60 @@ void inofd__reg_end(struct inofd *in, struct inofd__reg *r, bool report,
 		inofd__reg_free(in, r);
 }
 
+/* A tree node's end, told as the kernel tells a watch's: past the bound. */
+static void member_end(struct inofd *in, struct inofd__mem *m,
+		       unsigned int flags)
+{
+	struct inofd_event *ev;
+
+	inofd__win_close(in, m);
+	in->qpast = true;
+	ev = push_on(in, m, INOFD_EV_INOTIFY, NULL, false);
+	in->qpast = false;
+	if (ev) {
+		ev->mask = IN_IGNORED;
+		ev->flags |= INOFD_EVF_MEMBER | flags;
+	}
+}
+
+void inofd__subtree_end(struct inofd *in, struct inofd__mem *m,
+			unsigned int flags)
+{
+	struct inofd__mem *top = m;
+	bool tell = (m->reg->tflags & INOFD_TREE_MEMBER_ENDS) &&
+		    m != m->reg->root;
+
+	/* it leaves from where the record named it: its path is that one */
+	if (m->moving) {
+		m->moving = false;
+		inofd__paths_changed(in);
+	}
+	/* post-order without recursion: a deep tree needs no stack; a
+	 * node's path is built while the nodes above it are still there */
+	for (;;) {
+		struct inofd__mem *parent;
+		struct inofd__kw *kw;
+
+		while (m->child)
+			m = m->child;
+		parent = m == top ? NULL : m->parent;
+		if (tell)
+			member_end(in, m, m == top ? flags :
+					  INOFD_EVF_SYNTHETIC);
+		kw = m->kw;
+		inofd__mem_free(in, m);
+		inofd__kw_put(in, kw, true);
+		if (!parent)
+			return;
+		m = parent;
+	}
+}
+
+void inofd__subtree_free(struct inofd *in, struct inofd__mem *m)
+{
+	inofd__subtree_end(in, m, INOFD_EVF_SYNTHETIC);
+}
+
 /* ---- pending halves ------------------------------------------------- */
 
 static unsigned int bucket(uint32_t cookie)

@@ -450,27 +450,6 @@ void inofd__table_free(struct inofd *in)
 	free(in->regtab);
 }
 
-void inofd__subtree_free(struct inofd *in, struct inofd__mem *m)
-{
-	struct inofd__mem *top = m;
-
-	/* post-order without recursion: a deep tree needs no stack */
-	for (;;) {
-		struct inofd__mem *parent;
-		struct inofd__kw *kw;
-
-		while (m->child)
-			m = m->child;
-		parent = m == top ? NULL : m->parent;
-		kw = m->kw;
-		inofd__mem_free(in, m);
-		inofd__kw_put(in, kw, true);
-		if (!parent)
-			return;
-		m = parent;
-	}
-}
-
 int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)
 {
 	unsigned int i;
