@@ -222,6 +222,7 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	struct inofd__kw *kw;
 	struct stat st;
 	uint32_t kmask;
+	uint64_t born = inofd__stream_now(in);	/* before the kernel's mark */
 	int wd;
 
 	/*
@@ -259,6 +260,7 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	r->oneshot = mask & IN_ONESHOT;
 	r->data = data;
 	r->path = path;
+	inofd__born(in, r, born);
 	return r->id;
 fail:
 	free(path);
@@ -475,6 +477,7 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 	r->mask = mask & EVENT_BITS;
 	r->dev = st.st_dev;
 	r->path = abs_path(dirfd, path, fd);
+	inofd__born(in, r, inofd__stream_now(in));	/* before its marks */
 	mark = inofd__q_mark(in);
 	e = walk_root(in, r, fd, &st);
 	if (e < 0) {

@@ -32,6 +32,18 @@ bool inofd__wants(const struct inofd__mem *m, uint32_t mask)
 	       (mask & INOFD__ALWAYS_BITS);
 }
 
+/*
+ * Was the record being applied queued before m's registration was made?
+ * Then it is not the registration's (a kernel watch it shares with older
+ * ones): only what ends it (IN_UNMOUNT, IN_IGNORED) reaches it.
+ */
+static bool unborn(const struct inofd *in, const struct inofd__mem *m,
+		   uint32_t mask)
+{
+	return in->at_rec && m->reg->born > in->cur_pos &&
+	       !(mask & (IN_UNMOUNT | IN_IGNORED));
+}
+
 static struct inofd_event *push_at(struct inofd *in, struct inofd__mem *m,
 				   int type, const char *name, bool copy,
 				   bool given, const char *full)
@@ -111,7 +123,7 @@ struct inofd_event *inofd__emit_path(struct inofd *in, struct inofd__mem *m,
 {
 	struct inofd_event *ev;
 
-	if (!inofd__wants(m, e->mask))
+	if (!inofd__wants(m, e->mask) || unborn(in, m, e->mask))
 		return NULL;
 	inofd__win_close(in, m);
 	ev = push_at(in, m, type, e->name, true, true, path);
@@ -184,7 +196,7 @@ struct inofd_event *inofd__emit(struct inofd *in, struct inofd__mem *m,
 {
 	struct inofd_event *ev;
 
-	if (!inofd__wants(m, e->mask))
+	if (!inofd__wants(m, e->mask) || unborn(in, m, e->mask))
 		return NULL;
 	if (in->coalesce_ms && !(e->mask & INOFD__ALWAYS_BITS) &&
 	    type != INOFD_EV_ERROR) {
@@ -380,16 +392,8 @@ static void pend_src(struct inofd *in, struct inofd__pend *p,
 
 bool inofd__mem_unsure(const struct inofd__mem *m)
 {
-	const struct inofd__mem *n;
-
-	if (m->reg->unsure)
-		return true;
-	/* a plain watch inside a tree takes the tree's path */
-	if (m->kind == INOFD__MEM_PLAIN)
-		for (n = m->kw->mems; n; n = n->kwnext)
-			if (n->kind == INOFD__MEM_NODE && n->reg->unsure)
-				return true;
-	return false;
+	/* a plain watch takes no path from an unsure tree (table.c) */
+	return m->reg->unsure;
 }
 
 bool inofd__pend_unsure(const struct inofd__pend *p,
@@ -468,6 +472,7 @@ struct inofd__pend *inofd__pend_add(struct inofd *in, struct inofd__kw *kw,
 		if (m->kind != INOFD__MEM_PARENT)
 			pend_src(in, p, m);
 	p->deadline = inofd__now_ns() + (uint64_t)in->pair_ms * 1000000u;
+	p->pos = in->cur_pos;
 	p->hnext = in->cookies[b];
 	in->cookies[b] = p;
 	p->tprev = in->plast;

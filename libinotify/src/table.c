@@ -376,9 +376,16 @@ static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 	} else {
 		struct inofd__mem *n;
 
-		/* inside a tree, the tree knows where the object is now */
+		/*
+		 * Inside a tree, the tree knows where the object is at each
+		 * record, unless it is unsure (a rename above its root not
+		 * seen when it happened: its paths are flagged maybe stale,
+		 * which a plain watch's path must never be) or lost: then
+		 * the watch's own path, as outside any tree.
+		 */
 		for (n = m->kw->mems; n; n = n->kwnext)
-			if (n->kind == INOFD__MEM_NODE)
+			if (n->kind == INOFD__MEM_NODE && !n->reg->unsure &&
+			    !n->reg->lost)
 				return inofd__mem_path(in, n, len) ?
 				       memcpy_path(m, n->pc, *len, len) : NULL;
 		d = m->reg->path;

@@ -11,6 +11,7 @@ TESTS(walk)
 TESTS(api)
 TESTS(identity)
 TESTS(member)
+TESTS(born)
 
 int main(void)
 {
@@ -24,6 +25,7 @@ int main(void)
 		{ api_tests, &api_ntests },
 		{ identity_tests, &identity_ntests },
 		{ member_tests, &member_ntests },
+		{ born_tests, &born_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
