@@ -192,6 +192,17 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	}
 }
 
+/* r's member on the source's watch, if r existed when the half was
+ * queued (a registration made since never saw it leave) */
+static struct inofd__mem *src_of(const struct inofd__kw *fkw,
+				 const struct inofd__reg *r,
+				 const struct inofd__pend *p)
+{
+	struct inofd__mem *f = fkw ? inofd__mem_of(fkw, r) : NULL;
+
+	return f && f->reg->born <= p->pos ? f : NULL;
+}
+
 static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		     uint32_t cookie, const char *name)
 {
@@ -208,7 +219,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	for (m = fkw ? fkw->mems : NULL; m; m = m->kwnext)
 		m->paired = false;
 	for (m = kw->mems; m; m = m->kwnext) {
-		struct inofd__mem *f = fkw ? inofd__mem_of(fkw, m->reg) : NULL;
+		struct inofd__mem *f = src_of(fkw, m->reg, p);
 
 		if (raw_halves(in)) {
 			inofd__emit(in, m, INOFD_EV_INOTIFY,
@@ -234,11 +245,11 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		struct inofd__mem *f = NULL;
 		struct inofd_event *ev;
 
-		if ((fkw && inofd__mem_of(fkw, m->reg)) ||
-		    !inofd__wants(m, mask))
+		if (src_of(fkw, m->reg, p) || !inofd__wants(m, mask))
 			continue;
 		for (f = fkw ? fkw->mems : NULL; f; f = f->kwnext)
 			if (!f->paired && inofd__wants(f, p->mask) &&
+			    f->reg->born <= p->pos &&
 			    !inofd__mem_of(kw, f->reg))
 				break;
 		if (!f) {
@@ -258,7 +269,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		flag_src(ev, p, f);
 	}
 	for (m = (fkw && !raw_halves(in)) ? fkw->mems : NULL; m; m = m->kwnext)
-		if (!m->paired)
+		if (!m->paired && m->reg->born <= p->pos)
 			flag_src(inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
 					 &(struct inofd__raw){ p->mask, cookie,
 							       p->name },

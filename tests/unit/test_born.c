@@ -161,7 +161,37 @@ static void born_plain_not_from_unsure_tree(void **state)
 		fail_msg("plain watch in an unsure tree failed at step %d", r);
 }
 
+/*
+ * A rename from A to B is queued; then a second watch of A is made.  The
+ * source of the rename that B's watch reports is A's older watch, never
+ * the new one, which did not exist when the file left.
+ */
+static void born_not_a_rename_source(void **state)
+{
+	struct fx *f = *state;
+	int pa0, pa, pb, idx[8], n;
+
+	mkdirp(P(f, "A"));
+	mkdirp(P(f, "B"));
+	mkfile(P(f, "A/f"));
+	pa0 = inofd_watch_path(f->in, P(f, "A"), IN_MOVED_FROM, "pa0");
+	pb = inofd_watch_path(f->in, P(f, "B"), IN_MOVED_TO, "pb");
+	assert_true(pa0 >= 0 && pb >= 0);
+	assert_int_equal(rename(P(f, "A/f"), P(f, "B/f")), 0);
+	pa = inofd_watch_path(f->in, P(f, "A"), IN_MOVE, "pa");
+	assert_true(pa >= 0);
+	drain(f, 40);
+	assert_int_equal(of_wd(f, pa, idx, 8), 0);
+	n = of_wd(f, pb, idx, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(f->r[idx[0]].type, INOFD_EV_RENAME);
+	assert_int_equal(f->r[idx[0]].from_wd, pa0);
+	assert_string_equal(f->r[idx[0]].from_data, "pa0");
+	assert_string_equal(f->r[idx[0]].from_path, P(f, "A/f"));
+}
+
 DEFINE_TESTS(born,
+	T(born_not_a_rename_source),
 	T(born_queued_not_reported),
 	T(born_excluded_then_ancestor_renamed),
 	T(born_plain_not_from_unsure_tree),
