@@ -49,7 +49,6 @@ struct wf {
 	struct arg *args;
 	size_t nargs;		/* FILEs set up so far */
 	int stdin_lent;		/* fd 0 was closed to watch with ulimit -n 4 */
-	char *ignored;		/* %w of the last IGNORED line watch-fd made */
 };
 
 /* ---------------------------------------------------------- paths */
@@ -284,7 +283,10 @@ static int add_watch(struct wf *w, const char *file, uint32_t kmask,
 	}
 	isdir = !fstat(fd, &st) && S_ISDIR(st.st_mode);
 	if (c->recursive && isdir) {
-		INOFD_TREE_OPTS(to, .flags = INOFD_AT_EMPTY_PATH, .data = a);
+		INOFD_TREE_OPTS(to, .flags = INOFD_AT_EMPTY_PATH |
+				    ((c->events & IN_IGNORED) ?
+				     INOFD_TREE_MEMBER_ENDS : 0),
+				.data = a);
 
 		a->tree = 1;
 		r = inofd_watch_tree_at(in, fd, "", kmask & ~IN_ONESHOT, &to);
@@ -450,13 +452,24 @@ static long handle(struct wf *w, const struct inofd_event *ev)
 	}
 	wd = watch_disp(a, ev->path, ev->name);
 	l.w = wd;
-	/* a library that reports it too: once (see below) */
-	if (a && a->tree && (ev->mask & IN_IGNORED) && !ev->name && wd &&
-	    w->ignored && !strcmp(wd, w->ignored)) {
-		free(w->ignored);
-		w->ignored = NULL;
+	/*
+	 * A subdirectory's end (INOFD_TREE_MEMBER_ENDS): inotifywait prints
+	 * the kernel's IN_IGNORED of a deleted or unmounted subdirectory,
+	 * in the kernel's order.  The ends the library makes itself (a
+	 * directory moved out of the tree, a crawl that did not find it)
+	 * are not printed: inotifywait keeps those watches.
+	 */
+	if ((ev->flags & INOFD_EVF_MEMBER) && (ev->flags & INOFD_EVF_SYNTHETIC))
 		goto out;
-	}
+	/*
+	 * -e ignored alone asks the kernel for DELETE_SELF (a watch needs
+	 * a bit): a subdirectory's DELETE_SELF is not an event of the run,
+	 * its IGNORED (next) is.
+	 */
+	if (a && a->tree && (c->events & IN_IGNORED) && !ev->name &&
+	    ev->type == INOFD_EV_INOTIFY && wd && strcmp(wd, a->disp) &&
+	    !(ev->mask & (c->events | IN_UNMOUNT | IN_IGNORED)))
+		goto out;
 	if (ev->type == INOFD_EV_RENAME) {
 		fw = watch_disp(ev->from_data, ev->from_path, ev->from_name);
 		l.fw = fw;
@@ -470,24 +483,6 @@ static long handle(struct wf *w, const struct inofd_event *ev)
 	ret = ev->mask;
 	if (ev->mask & c->events)
 		wf_emit(c, &l);
-	/*
-	 * The library ends the kernel watch of a tree's subdirectory
-	 * itself and keeps its IN_IGNORED; inotifywait prints one after
-	 * the subdirectory's DELETE_SELF or UNMOUNT.  (The root's comes
-	 * from the library.)
-	 */
-	if (a && a->tree && (c->events & IN_IGNORED) && !ev->name &&
-	    ev->type == INOFD_EV_INOTIFY &&
-	    (ev->mask & (IN_DELETE_SELF | IN_UNMOUNT)) && wd &&
-	    strcmp(wd, a->disp)) {
-		l.mask = IN_IGNORED;
-		l.cookie = 0;
-		wf_emit(c, &l);
-		free(w->ignored);
-		w->ignored = strdup(wd);
-		if (!(ev->mask & c->events))
-			ret = IN_IGNORED;
-	}
 out:
 	free(wd);
 	free(fw);
@@ -589,11 +584,11 @@ int main(int argc, char **argv)
 	/*
 	 * The kernel needs an event bit: -e unmount alone still works, as
 	 * inotifywait's watch does, by asking for DELETE_SELF (not printed).
-	 * -r -e ignored needs the DELETE_SELF of subdirectories too.
+	 * (-r -e ignored: the library tells each subdirectory's end,
+	 * INOFD_TREE_MEMBER_ENDS, whatever the mask.)
 	 */
 	kmask = c.events & (IN_ALL_EVENTS | IN_ONESHOT);
-	if (!(kmask & IN_ALL_EVENTS) ||
-	    (c.recursive && (c.events & IN_IGNORED)))
+	if (!(kmask & IN_ALL_EVENTS))
 		kmask |= IN_DELETE_SELF;
 	w.args = calloc(c.nfiles, sizeof(*w.args));
 	if (!w.args)

@@ -69,6 +69,10 @@ enum inofd_backend {
 #define INOFD_RAW_MOVES		0x0004u	/* report IN_MOVED_FROM/IN_MOVED_TO halves
 					 * instead of INOFD_EV_RENAME/MOVE_* */
 #define INOFD_TREE_XDEV		0x0010u	/* stay on the root's filesystem */
+#define INOFD_TREE_MEMBER_ENDS	0x0020u	/* report each directory of the tree
+					 * that stops being watched while
+					 * the tree goes on (IN_IGNORED with
+					 * INOFD_EVF_MEMBER) */
 #define INOFD_AT_SYMLINK_NOFOLLOW 0x0100u	/* watch a final symlink itself */
 #define INOFD_AT_EMPTY_PATH	  0x1000u	/* "" means dirfd itself */
 
@@ -154,6 +158,11 @@ enum inofd_event_type {
 #define INOFD_EVF_LOST		0x0004u	/* INOFD_EV_ERROR -ESTALE: the tree's
 					 * root moved where the library cannot
 					 * see; its paths are NULL from now on */
+#define INOFD_EVF_MEMBER	0x0008u	/* IN_IGNORED of ONE directory of a
+					 * tree (INOFD_TREE_MEMBER_ENDS): path,
+					 * ino and dev say which; the tree goes
+					 * on.  Not the tree's end: never free
+					 * the tree's data on it */
 
 /*
  * One event.  Returned by inofd_next(); the structure and every string in

@@ -222,6 +222,7 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	struct inofd__kw *kw;
 	struct stat st;
 	uint32_t kmask;
+	uint64_t born = inofd__stream_now(in);	/* before the kernel's mark */
 	int wd;
 
 	/*
@@ -259,6 +260,7 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	r->oneshot = mask & IN_ONESHOT;
 	r->data = data;
 	r->path = path;
+	inofd__born(in, r, born);
 	return r->id;
 fail:
 	free(path);
@@ -341,7 +343,8 @@ int inofd_watch_path(struct inofd *in, const char *path, uint32_t mask,
 	return inofd_watch_at(in, AT_FDCWD, path, mask, 0, data);
 }
 
-#define TREE_FLAGS	(AT_FLAGS | INOFD_TREE_XDEV)
+#define TREE_KEPT	(INOFD_TREE_XDEV | INOFD_TREE_MEMBER_ENDS)
+#define TREE_FLAGS	(AT_FLAGS | TREE_KEPT)
 
 /* The options a tree keeps; the call's own flags go to *flags. */
 static int copy_tree_opts(struct inofd__reg *r,
@@ -360,7 +363,7 @@ static int copy_tree_opts(struct inofd__reg *r,
 	if (o->sz >= OPTS_END(inofd_tree_opts, flags)) {
 		if (o->flags & ~TREE_FLAGS)
 			return -EINVAL;
-		r->tflags = o->flags & INOFD_TREE_XDEV;
+		r->tflags = o->flags & TREE_KEPT;
 		*flags = o->flags & AT_FLAGS;
 	}
 	if (o->sz >= OPTS_END(inofd_tree_opts, max_depth))
@@ -474,6 +477,7 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 	r->mask = mask & EVENT_BITS;
 	r->dev = st.st_dev;
 	r->path = abs_path(dirfd, path, fd);
+	inofd__born(in, r, inofd__stream_now(in));	/* before its marks */
 	mark = inofd__q_mark(in);
 	e = walk_root(in, r, fd, &st);
 	if (e < 0) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "dispatch.h"
@@ -55,7 +56,7 @@ static void kw_gone(struct inofd *in, int wd, unsigned int flags)
 		} else if (m->kind == INOFD__MEM_PLAIN || m == r->root) {
 			inofd__reg_end(in, r, true, flags);
 		} else {
-			inofd__subtree_free(in, m);
+			inofd__subtree_end(in, m, flags);
 		}
 	}
 	if (kw)
@@ -70,8 +71,24 @@ static void flag_src(struct inofd_event *ev, const struct inofd__pend *p,
 		ev->flags |= INOFD_EVF_STALE_PATH;
 }
 
+static void moved_out_at(struct inofd *in, struct inofd__pend *p);
+
 /* An IN_MOVED_FROM whose IN_MOVED_TO did not come (or is lost). */
 static void moved_out(struct inofd *in, struct inofd__pend *p)
+{
+	uint64_t pos = in->cur_pos;
+	bool at = in->at_rec;
+
+	/* reported as of its own record: registrations made since do not
+	 * see it */
+	in->cur_pos = p->pos;
+	in->at_rec = true;
+	moved_out_at(in, p);
+	in->cur_pos = pos;
+	in->at_rec = at;
+}
+
+static void moved_out_at(struct inofd *in, struct inofd__pend *p)
 {
 	struct inofd__kw *kw = inofd__kw_find(in, p->wd);
 	struct inofd__mem *m, *next;
@@ -146,7 +163,8 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	}
 	if (!p) {
 		struct inofd__pend tmp = { .wd = kw->wd, .mask = mask,
-					   .cookie = cookie, .nsrc = 0 };
+					   .cookie = cookie, .nsrc = 0,
+					   .pos = in->cur_pos };
 
 		snprintf(tmp.name, sizeof(tmp.name), "%s", name ? name : "");
 		moved_out(in, &tmp);
@@ -174,6 +192,17 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	}
 }
 
+/* r's member on the source's watch, if r existed when the half was
+ * queued (a registration made since never saw it leave) */
+static struct inofd__mem *src_of(const struct inofd__kw *fkw,
+				 const struct inofd__reg *r,
+				 const struct inofd__pend *p)
+{
+	struct inofd__mem *f = fkw ? inofd__mem_of(fkw, r) : NULL;
+
+	return f && f->reg->born <= p->pos ? f : NULL;
+}
+
 static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		     uint32_t cookie, const char *name)
 {
@@ -190,7 +219,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	for (m = fkw ? fkw->mems : NULL; m; m = m->kwnext)
 		m->paired = false;
 	for (m = kw->mems; m; m = m->kwnext) {
-		struct inofd__mem *f = fkw ? inofd__mem_of(fkw, m->reg) : NULL;
+		struct inofd__mem *f = src_of(fkw, m->reg, p);
 
 		if (raw_halves(in)) {
 			inofd__emit(in, m, INOFD_EV_INOTIFY,
@@ -216,11 +245,11 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		struct inofd__mem *f = NULL;
 		struct inofd_event *ev;
 
-		if ((fkw && inofd__mem_of(fkw, m->reg)) ||
-		    !inofd__wants(m, mask))
+		if (src_of(fkw, m->reg, p) || !inofd__wants(m, mask))
 			continue;
 		for (f = fkw ? fkw->mems : NULL; f; f = f->kwnext)
 			if (!f->paired && inofd__wants(f, p->mask) &&
+			    f->reg->born <= p->pos &&
 			    !inofd__mem_of(kw, f->reg))
 				break;
 		if (!f) {
@@ -240,7 +269,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		flag_src(ev, p, f);
 	}
 	for (m = (fkw && !raw_halves(in)) ? fkw->mems : NULL; m; m = m->kwnext)
-		if (!m->paired)
+		if (!m->paired && m->reg->born <= p->pos)
 			flag_src(inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
 					 &(struct inofd__raw){ p->mask, cookie,
 							       p->name },
@@ -334,7 +363,10 @@ static void self_moved(struct inofd *in, int wd)
 	for (m = kw ? kw->mems : NULL; m; m = next) {
 		next = m->kwnext;
 		if (m->kind == INOFD__MEM_PLAIN) {
-			m->reg->stale = true;
+			/* a move from before the watch was made is not one
+			 * since (its path is the one it was made with) */
+			if (m->reg->born <= in->cur_pos)
+				m->reg->stale = true;
 		} else if (m->kind == INOFD__MEM_NODE && m == m->reg->root &&
 			   !m->reg->plink) {
 			/* no parent in sight: found by inode if it can be
@@ -596,6 +628,8 @@ struct run {
 	size_t			pcjoin;		/* where an entry's name goes */
 	size_t			alone;		/* that path and its NUL, in whole
 						 * 16-byte blocks */
+	const char		*fresh;		/* records before this one may
+						 * precede a registration: slow */
 };
 
 static inline __attribute__((always_inline)) void
@@ -622,7 +656,7 @@ run_store(struct inofd *in, struct run *u)
 
 /* What an event on wd needs: what process() would do, decided once a run. */
 static inline __attribute__((always_inline)) void
-run_watch(struct inofd *in, struct run *u, int wd)
+run_watch(struct inofd *in, struct run *u, int wd, const char *rec)
 {
 	struct inofd__kw *kw = inofd__kw_hot(in, wd);
 	struct inofd__mem *m;
@@ -638,6 +672,8 @@ run_watch(struct inofd *in, struct run *u, int wd)
 	}
 	if (in->npend)
 		return;		/* a half waits: process() settles it first */
+	if (rec < u->fresh)
+		return;		/* some registration is younger: it decides */
 	m = kw->mems;
 	if (!m || m->kwnext || m->kind == INOFD__MEM_PARENT || in->coalesce_ms)
 		return;
@@ -693,7 +729,7 @@ fast(struct inofd *in, struct run *u, const struct inotify_event *e,
 	char *p;
 
 	if (e->wd != u->wd)
-		run_watch(in, u, e->wd);
+		run_watch(in, u, e->wd, ename - sizeof(*e));
 	if (e->mask & u->slow)
 		return false;
 	if (!(e->mask & u->want))	/* not wanted, or no such watch; */
@@ -758,12 +794,19 @@ fast(struct inofd *in, struct run *u, const struct inotify_event *e,
  * anything).  Record lengths are checked either way.
  */
 static inline __attribute__((always_inline)) int
-parse_as(struct inofd *in, const char *buf, size_t len, bool kernel)
+parse_as(struct inofd *in, const char *buf, size_t len, uint64_t base,
+	 bool kernel)
 {
-	const char *end = buf + len;
+	const char *start = buf, *end = buf + len;
+	/* records before fresh were queued before some registration was
+	 * made: process() reports them only to the older ones */
+	const char *fresh = in->born_max <= base ? buf :
+			    in->born_max - base >= len ? end :
+			    buf + (in->born_max - base);
 	struct run u;
 
 	run_load(in, &u);
+	u.fresh = fresh;
 	while ((size_t)(end - buf) >= sizeof(struct inotify_event)) {
 		/*
 		 * read(2)'s records are aligned (the buffer is malloc()'s,
@@ -787,25 +830,49 @@ parse_as(struct inofd *in, const char *buf, size_t len, bool kernel)
 		run_store(in, &u);
 		in->rest = buf;
 		in->rest_end = end;
+		in->cur_pos = base + (uint64_t)(name - sizeof(*e) - start);
+		in->at_rec = true;
 		process(in, e->wd, e->mask, e->cookie,
 			(e->len && name[0]) ? name : NULL);
+		in->at_rec = false;
 		if (in->backlog_due)
 			return 0;	/* the rest: read_backlog() */
 		run_load(in, &u);
+		u.fresh = fresh;
 	}
 	run_store(in, &u);
 	/* a torn or malformed record: what came before it is reported */
 	return buf == end ? 0 : -EINVAL;
 }
 
-static int parse_read(struct inofd *in, const char *buf, size_t len)
+static int parse_read(struct inofd *in, const char *buf, size_t len,
+		      uint64_t base)
 {
-	return parse_as(in, buf, len, true);
+	return parse_as(in, buf, len, base, true);
 }
 
-static int parse_fed(struct inofd *in, const char *buf, size_t len)
+static int parse_fed(struct inofd *in, const char *buf, size_t len,
+		     uint64_t base)
 {
-	return parse_as(in, buf, len, false);
+	return parse_as(in, buf, len, base, false);
+}
+
+uint64_t inofd__stream_now(const struct inofd *in)
+{
+	int queued = 0;
+
+	/* what the kernel holds was queued before now; FIONREAD counts
+	 * the bytes read(2) would return */
+	if (ioctl(in->ifd, FIONREAD, &queued) < 0 || queued < 0)
+		queued = 0;
+	return in->kpos + (uint64_t)queued;
+}
+
+void inofd__born(struct inofd *in, struct inofd__reg *r, uint64_t at)
+{
+	r->born = at;
+	if (at > in->born_max)
+		in->born_max = at;
 }
 
 /*
@@ -820,6 +887,7 @@ static int parse_fed(struct inofd *in, const char *buf, size_t len)
 static int read_backlog(struct inofd *in)
 {
 	size_t left = (size_t)(in->rest_end - in->rest), cap, fill;
+	uint64_t base = in->kpos - left;
 	bool again = false;
 	char *b;
 
@@ -855,6 +923,7 @@ static int read_backlog(struct inofd *in)
 			break;
 		}
 		fill += (size_t)n;
+		in->kpos += (uint64_t)n;
 	}
 	free(in->buf2);
 	in->buf2 = b;			/* names point into it: kept to the
@@ -863,7 +932,7 @@ static int read_backlog(struct inofd *in)
 	in->rest = b;
 	in->rest_end = b + fill;
 	roots_check(in);
-	return parse_read(in, b, fill);
+	return parse_read(in, b, fill, base);
 }
 
 /* After a batch: due halves and windows, crawls, walk steps, rescans. */
@@ -926,7 +995,8 @@ int inofd__feed(struct inofd *in, const void *buf, size_t len)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
 	in->more = false;	/* fed bytes are all there is */
-	r = parse_fed(in, copy, len);
+	in->kpos += len;
+	r = parse_fed(in, copy, len, in->kpos - len);
 	if (r < 0)
 		return r;
 	return settle(in);
@@ -975,9 +1045,10 @@ int inofd__read(struct inofd *in)
 			fill += (size_t)n;
 		}
 		in->more = !again;	/* known to the parse: see overflow() */
+		in->kpos += fill;
 		if (in->chain_short && fill)
 			inofd__tree_recheck(in);	/* holes above roots */
-		r = parse_read(in, in->buf, fill);
+		r = parse_read(in, in->buf, fill, in->kpos - fill);
 		while (r == 0 && in->backlog_due)
 			r = read_backlog(in);
 		if (r < 0)

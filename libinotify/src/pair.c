@@ -32,6 +32,18 @@ bool inofd__wants(const struct inofd__mem *m, uint32_t mask)
 	       (mask & INOFD__ALWAYS_BITS);
 }
 
+/*
+ * Was the record being applied queued before m's registration was made?
+ * Then it is not the registration's (a kernel watch it shares with older
+ * ones): only what ends it (IN_UNMOUNT, IN_IGNORED) reaches it.
+ */
+static bool unborn(const struct inofd *in, const struct inofd__mem *m,
+		   uint32_t mask)
+{
+	return in->at_rec && m->reg->born > in->cur_pos &&
+	       !(mask & (IN_UNMOUNT | IN_IGNORED));
+}
+
 static struct inofd_event *push_at(struct inofd *in, struct inofd__mem *m,
 				   int type, const char *name, bool copy,
 				   bool given, const char *full)
@@ -111,7 +123,7 @@ struct inofd_event *inofd__emit_path(struct inofd *in, struct inofd__mem *m,
 {
 	struct inofd_event *ev;
 
-	if (!inofd__wants(m, e->mask))
+	if (!inofd__wants(m, e->mask) || unborn(in, m, e->mask))
 		return NULL;
 	inofd__win_close(in, m);
 	ev = push_at(in, m, type, e->name, true, true, path);
@@ -184,7 +196,7 @@ struct inofd_event *inofd__emit(struct inofd *in, struct inofd__mem *m,
 {
 	struct inofd_event *ev;
 
-	if (!inofd__wants(m, e->mask))
+	if (!inofd__wants(m, e->mask) || unborn(in, m, e->mask))
 		return NULL;
 	if (in->coalesce_ms && !(e->mask & INOFD__ALWAYS_BITS) &&
 	    type != INOFD_EV_ERROR) {
@@ -276,6 +288,60 @@ void inofd__reg_end(struct inofd *in, struct inofd__reg *r, bool report,
 		inofd__reg_free(in, r);
 }
 
+/* A tree node's end, told as the kernel tells a watch's: past the bound. */
+static void member_end(struct inofd *in, struct inofd__mem *m,
+		       unsigned int flags)
+{
+	struct inofd_event *ev;
+
+	inofd__win_close(in, m);
+	in->qpast = true;
+	ev = push_on(in, m, INOFD_EV_INOTIFY, NULL, false);
+	in->qpast = false;
+	if (ev) {
+		ev->mask = IN_IGNORED;
+		ev->flags |= INOFD_EVF_MEMBER | flags;
+	}
+}
+
+void inofd__subtree_end(struct inofd *in, struct inofd__mem *m,
+			unsigned int flags)
+{
+	struct inofd__mem *top = m;
+	bool tell = (m->reg->tflags & INOFD_TREE_MEMBER_ENDS) &&
+		    m != m->reg->root;
+
+	/* it leaves from where the record named it: its path is that one */
+	if (m->moving) {
+		m->moving = false;
+		inofd__paths_changed(in);
+	}
+	/* post-order without recursion: a deep tree needs no stack; a
+	 * node's path is built while the nodes above it are still there */
+	for (;;) {
+		struct inofd__mem *parent;
+		struct inofd__kw *kw;
+
+		while (m->child)
+			m = m->child;
+		parent = m == top ? NULL : m->parent;
+		if (tell)
+			member_end(in, m, m == top ? flags :
+					  INOFD_EVF_SYNTHETIC);
+		kw = m->kw;
+		inofd__mem_free(in, m);
+		inofd__kw_put(in, kw, true);
+		if (!parent)
+			return;
+		m = parent;
+	}
+}
+
+void inofd__subtree_free(struct inofd *in, struct inofd__mem *m)
+{
+	inofd__subtree_end(in, m, INOFD_EVF_SYNTHETIC);
+}
+
 /* ---- pending halves ------------------------------------------------- */
 
 static unsigned int bucket(uint32_t cookie)
@@ -326,16 +392,8 @@ static void pend_src(struct inofd *in, struct inofd__pend *p,
 
 bool inofd__mem_unsure(const struct inofd__mem *m)
 {
-	const struct inofd__mem *n;
-
-	if (m->reg->unsure)
-		return true;
-	/* a plain watch inside a tree takes the tree's path */
-	if (m->kind == INOFD__MEM_PLAIN)
-		for (n = m->kw->mems; n; n = n->kwnext)
-			if (n->kind == INOFD__MEM_NODE && n->reg->unsure)
-				return true;
-	return false;
+	/* a plain watch takes no path from an unsure tree (table.c) */
+	return m->reg->unsure;
 }
 
 bool inofd__pend_unsure(const struct inofd__pend *p,
@@ -414,6 +472,7 @@ struct inofd__pend *inofd__pend_add(struct inofd *in, struct inofd__kw *kw,
 		if (m->kind != INOFD__MEM_PARENT)
 			pend_src(in, p, m);
 	p->deadline = inofd__now_ns() + (uint64_t)in->pair_ms * 1000000u;
+	p->pos = in->cur_pos;
 	p->hnext = in->cookies[b];
 	in->cookies[b] = p;
 	p->tprev = in->plast;

@@ -41,6 +41,18 @@ INOFD__HIDDEN struct inofd_event *inofd__emit_path(struct inofd *in,
 						   const struct inofd__raw *e,
 						   const char *path);
 
+/*
+ * Free tree node m and every node below it, unwatching what is left
+ * unused.  Unless m is its tree's root (the tree ends: its one IN_IGNORED
+ * is inofd__reg_end()'s), a tree with INOFD_TREE_MEMBER_ENDS is told of
+ * each node, children first: IN_IGNORED with INOFD_EVF_MEMBER, past the
+ * queue's bound.  inofd__subtree_end(): m's own report has flags (0: the
+ * kernel's IN_IGNORED), the others are INOFD_EVF_SYNTHETIC, as every
+ * report of inofd__subtree_free() is.
+ */
+INOFD__HIDDEN void inofd__subtree_end(struct inofd *in, struct inofd__mem *m,
+				      unsigned int flags);
+INOFD__HIDDEN void inofd__subtree_free(struct inofd *in, struct inofd__mem *m);
 /* End a registration: its one IN_IGNORED (if report, with flags). */
 INOFD__HIDDEN void inofd__reg_end(struct inofd *in, struct inofd__reg *r,
 				  bool report, unsigned int flags);

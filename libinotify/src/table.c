@@ -376,9 +376,16 @@ static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 	} else {
 		struct inofd__mem *n;
 
-		/* inside a tree, the tree knows where the object is now */
+		/*
+		 * Inside a tree, the tree knows where the object is at each
+		 * record, unless it is unsure (a rename above its root not
+		 * seen when it happened: its paths are flagged maybe stale,
+		 * which a plain watch's path must never be) or lost: then
+		 * the watch's own path, as outside any tree.
+		 */
 		for (n = m->kw->mems; n; n = n->kwnext)
-			if (n->kind == INOFD__MEM_NODE)
+			if (n->kind == INOFD__MEM_NODE && !n->reg->unsure &&
+			    !n->reg->lost)
 				return inofd__mem_path(in, n, len) ?
 				       memcpy_path(m, n->pc, *len, len) : NULL;
 		d = m->reg->path;
@@ -448,27 +455,6 @@ void inofd__table_free(struct inofd *in)
 			inofd__reg_free(in, in->regtab[i]);
 	free(in->kwtab);
 	free(in->regtab);
-}
-
-void inofd__subtree_free(struct inofd *in, struct inofd__mem *m)
-{
-	struct inofd__mem *top = m;
-
-	/* post-order without recursion: a deep tree needs no stack */
-	for (;;) {
-		struct inofd__mem *parent;
-		struct inofd__kw *kw;
-
-		while (m->child)
-			m = m->child;
-		parent = m == top ? NULL : m->parent;
-		kw = m->kw;
-		inofd__mem_free(in, m);
-		inofd__kw_put(in, kw, true);
-		if (!parent)
-			return;
-		m = parent;
-	}
 }
 
 int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)

@@ -58,6 +58,4 @@ INOFD__HIDDEN void inofd__paths_changed(struct inofd *in);
 
 /* The kernel wd watching (dev, ino), or -1 (for tests). */
 INOFD__HIDDEN int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino);
-/* Free m and every tree node below it, unwatching what is left unused. */
-INOFD__HIDDEN void inofd__subtree_free(struct inofd *in, struct inofd__mem *m);
 #endif

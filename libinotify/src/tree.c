@@ -1378,6 +1378,7 @@ static void chain_failed(struct inofd *in, struct inofd__reg *r, int err)
 	r->unsure = true;
 	in->unsure = true;
 	in->chain_short = true;
+	inofd__paths_changed(in);	/* plain watches stop borrowing */
 }
 
 static void link_ancestors(struct inofd *in, struct inofd__reg *r,

@@ -193,6 +193,10 @@ struct inofd__reg {
 	bool			owe_lost;	/* its INOFD_EVF_LOST error */
 	bool			owe_end;	/* ended: its IN_IGNORED */
 	unsigned int		owe_flags;	/* that IN_IGNORED's flags */
+	/* the offset in the kernel's event stream from which records are
+	 * this registration's: those queued before it was made are not
+	 * reported to it (dispatch.c, inofd__stream_now()) */
+	uint64_t		born;
 	struct inofd__reg	*hnext;
 };
 
@@ -202,6 +206,7 @@ struct inofd__pend {
 	int			wd;
 	uint32_t		mask;
 	uint64_t		deadline;
+	uint64_t		pos;		/* its record's stream offset */
 	struct inofd__pend	*hnext;		/* cookie bucket */
 	struct inofd__pend	*tprev, *tnext;	/* by deadline */
 	char			name[256];
@@ -307,6 +312,11 @@ struct inofd {
 	char			*buf2;		/* read after an overflow */
 	bool			backlog_due;
 	bool			unsure;		/* some reg is unsure */
+	/* the kernel's event stream: bytes read (or fed) so far; the
+	 * offset of the record being applied, while at_rec (else "now");
+	 * the latest registration's born */
+	uint64_t		kpos, cur_pos, born_max;
+	bool			at_rec;
 };
 
 #endif

@@ -111,6 +111,8 @@ int drain(struct fx *f, int quiet_ms)
 			r->flags = ev->flags;
 			r->data = ev->data;
 			r->from_data = ev->from_data;
+			r->ino = ev->ino;
+			r->dev = ev->dev;
 			copy(r->name, sizeof(r->name), ev->name);
 			copy(r->path, sizeof(r->path), ev->path);
 			copy(r->from_name, sizeof(r->from_name), ev->from_name);

@@ -10,6 +10,8 @@ TESTS(core)
 TESTS(walk)
 TESTS(api)
 TESTS(identity)
+TESTS(member)
+TESTS(born)
 
 int main(void)
 {
@@ -22,6 +24,8 @@ int main(void)
 		{ walk_tests, &walk_ntests },
 		{ api_tests, &api_ntests },
 		{ identity_tests, &identity_ntests },
+		{ member_tests, &member_ntests },
+		{ born_tests, &born_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;

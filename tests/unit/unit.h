@@ -27,6 +27,7 @@ struct rec {
 	unsigned int flags;
 	char name[256], path[PATH_MAX], from_name[256], from_path[PATH_MAX];
 	void *data, *from_data;
+	uint64_t ino, dev;
 };
 
 #define MAXREC 4096
