@@ -13,7 +13,9 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "dispatch.h"
+#include "fanotify.h"
 
 static bool raw_halves(const struct inofd *in)
 {
@@ -417,6 +419,8 @@ static int live_wds(struct inofd *in, int **out, size_t *n)
 	int *v = NULL;
 	FILE *f;
 
+	if (in->backend == INOFD_BACKEND_FANOTIFY)
+		return inofd__fan_live_wds(in, out, n);
 	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", in->ifd);
 	f = fopen(p, "re");
 	if (!f)
@@ -847,7 +851,7 @@ static int read_backlog(struct inofd *in)
 			b = nb;
 			cap *= 2;
 		}
-		n = read(in->ifd, b + fill, cap - fill);
+		n = inofd__backend_read(in, b + fill, cap - fill);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -955,8 +959,8 @@ int inofd__read(struct inofd *in)
 
 		while (in->bufsz - fill >= INOFD__READ_MIN &&
 		       rounds < INOFD__READ_ROUNDS) {
-			ssize_t n = read(in->ifd, in->buf + fill,
-					 in->bufsz - fill);
+			ssize_t n = inofd__backend_read(in, in->buf + fill,
+							in->bufsz - fill);
 
 			rounds++;
 			if (n < 0 && errno == EINTR)

@@ -6,7 +6,9 @@
  * modules below it):
  *   arena.c     per-read string arena
  *   kernel.c    INOTIFY_WATCH / INOTIFY_IGNORE ioctls
- *   backend.c   the two backends (kernel, procfd) behind one add/rm
+ *   fanotify.c  the fanotify backend: marks, handles, records
+ *   backend.c   the three backends (kernel, procfd, fanotify) behind one
+ *               add/rm/read
  *   table.c     kernel watches by wd, registrations by id, members, paths
  *   queue.c     the bounded queue of ready events
  *   pair.c      pending rename halves by cookie, coalescing windows, emit
@@ -245,6 +247,8 @@ struct inofd__work {
 struct inofd {
 	int			ifd;
 	int			backend;
+	struct inofd__fan	*fan;		/* fanotify.c: the backend's
+						 * objects, or NULL */
 	unsigned int		flags;
 	unsigned int		pair_ms;
 	unsigned int		coalesce_ms;
