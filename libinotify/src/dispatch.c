@@ -105,10 +105,11 @@ static void moved_out(struct inofd *in, struct inofd__pend *p)
 				inofd__tree_gone_or_back(in, m->reg);
 			continue;
 		}
-		/* the node the record named, not what has its name now */
+		/* the node the record named, not what has its name now;
+		 * unless a walk found it in the tree since (!moving) */
 		if (m->kind == INOFD__MEM_NODE &&
 		    (c = inofd__pend_node(in, p, m)) && c != m->reg->root &&
-		    !inofd__node_below(c, m)) {
+		    c->moving && !inofd__node_below(c, m)) {
 			/* next may be below c only if c holds kw: not so */
 			inofd__subtree_free(in, c);
 		}
