@@ -223,7 +223,7 @@ static char *abs_path(int dirfd, const char *path, int fd)
 
 /* Watch fd for a new plain registration; takes ownership of path. */
 static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
-		     char *path)
+		     char *path, const struct inofd__fan_at *at)
 {
 	struct inofd__reg *r = NULL;
 	struct inofd__kw *kw;
@@ -240,7 +240,7 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	kmask = (mask & ~(IN_ONESHOT | IN_MASK_ADD | IN_MASK_CREATE)) |
 		IN_MOVE_SELF;
 	kmask |= (mask & IN_MASK_CREATE) ? IN_MASK_CREATE : IN_MASK_ADD;
-	wd = inofd__backend_add(in, fd, kmask);
+	wd = inofd__backend_add_at(in, fd, kmask, at);
 	if (wd < 0)
 		goto fail;
 	if (fstat(fd, &st) < 0)
@@ -283,7 +283,7 @@ int inofd_watch_fd(struct inofd *in, int fd, uint32_t mask, void *data)
 		return r;
 	/* IN_DONT_FOLLOW reaches the backend: both refuse it (an fd has no
 	 * final symlink to follow or not) */
-	return add_plain(in, fd, mask, data, fd_path(fd));
+	return add_plain(in, fd, mask, data, fd_path(fd), NULL);
 }
 
 #define AT_FLAGS	(INOFD_AT_SYMLINK_NOFOLLOW | INOFD_AT_EMPTY_PATH)
@@ -369,7 +369,9 @@ int inofd_watch_at(struct inofd *in, int dirfd, const char *path,
 	if (in->backend == INOFD_BACKEND_FANOTIFY && own)
 		rfd = fan_reopen(dirfd, path, flags, fd);
 	r = add_plain(in, rfd >= 0 ? rfd : fd, mask, data,
-		      abs_path(dirfd, path, fd));
+		      abs_path(dirfd, path, fd),
+		      own ? &(struct inofd__fan_at){ dirfd, path,
+				flags & INOFD_AT_SYMLINK_NOFOLLOW } : NULL);
 	if (rfd >= 0)
 		close(rfd);
 	if (own)

@@ -60,7 +60,8 @@ static int procfd_check(int fd, uint32_t mask)
 	return 0;
 }
 
-static int add(struct inofd *in, int fd, uint32_t mask, bool own_dir)
+static int add(struct inofd *in, int fd, uint32_t mask, bool own_dir,
+	       const struct inofd__fan_at *at)
 {
 	char p[sizeof("/proc/self/fd/") + 12];
 	int r;
@@ -73,7 +74,7 @@ static int add(struct inofd *in, int fd, uint32_t mask, bool own_dir)
 			return r;
 	}
 	if (in->backend == INOFD_BACKEND_FANOTIFY)
-		return inofd__fan_add(in, fd, mask);
+		return inofd__fan_add(in, fd, mask, at);
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	r = inotify_add_watch(in->ifd, p, mask);
 	return r < 0 ? -errno : r;
@@ -81,7 +82,13 @@ static int add(struct inofd *in, int fd, uint32_t mask, bool own_dir)
 
 int inofd__backend_add(struct inofd *in, int fd, uint32_t mask)
 {
-	return add(in, fd, mask, false);
+	return add(in, fd, mask, false, NULL);
+}
+
+int inofd__backend_add_at(struct inofd *in, int fd, uint32_t mask,
+			  const struct inofd__fan_at *at)
+{
+	return add(in, fd, mask, false, at);
 }
 
 /*
@@ -92,7 +99,7 @@ int inofd__backend_add(struct inofd *in, int fd, uint32_t mask)
  */
 int inofd__backend_add_dir(struct inofd *in, int fd, uint32_t mask)
 {
-	return add(in, fd, mask, true);
+	return add(in, fd, mask, true, NULL);
 }
 
 int inofd__backend_rm(struct inofd *in, int wd)

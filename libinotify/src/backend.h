@@ -8,6 +8,10 @@
 
 /* Watch the object fd refers to: the wd, or -errno (ABI.md's rules). */
 INOFD__HIDDEN int inofd__backend_add(struct inofd *in, int fd, uint32_t mask);
+/* The same, fd an O_PATH one opened by at (fanotify marks by name then) */
+INOFD__HIDDEN int inofd__backend_add_at(struct inofd *in, int fd,
+					uint32_t mask,
+					const struct inofd__fan_at *at);
 /* The same for a directory the library opened and a mask it made. */
 INOFD__HIDDEN int inofd__backend_add_dir(struct inofd *in, int fd,
 					 uint32_t mask);

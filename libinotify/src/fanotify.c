@@ -403,22 +403,31 @@ static int handle_of(struct inofd *in, int fd, const struct stat *st,
 }
 
 static int mark(struct inofd *in, unsigned int flags, uint32_t fmask, int fd,
-		bool dir, bool opath)
+		bool dir, bool opath, const struct inofd__fan_at *at)
 {
 	int r;
 
 	/*
 	 * An O_PATH fd is refused as the object (fdget()); a directory's is
 	 * accepted as the base of the lookup of ".".  A non-directory's
-	 * cannot be reopened without /proc: -EBADF, as for no fd.
+	 * cannot be reopened without /proc: -EBADF, as for no fd, unless the
+	 * caller named it (inofd_watch_at()): then fanotify looks the name up
+	 * again, and the object is checked to be the one the fd holds.
 	 */
+	if (opath && !dir && at) {
+		r = fanotify_mark(in->ifd, flags | (at->nofollow ?
+						    FAN_MARK_DONT_FOLLOW : 0),
+				  fmask, at->dirfd, at->path);
+		return r < 0 ? -errno : 0;
+	}
 	if (opath && !dir)
 		return -EBADF;
 	r = fanotify_mark(in->ifd, flags, fmask, fd, opath ? "." : NULL);
 	return r < 0 ? -errno : 0;
 }
 
-int inofd__fan_add(struct inofd *in, int fd, uint32_t mask)
+int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
+		   const struct inofd__fan_at *at)
 {
 	struct inofd__fan *f = in->fan;
 	uint32_t fmask, ev = mask & IN_ALL_EVENTS;
@@ -452,18 +461,28 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask)
 		fmask = (fmask & ~(FAN_MOVED_FROM | FAN_MOVED_TO)) | FAN_RENAME;
 	if (dir)
 		fmask |= FAN_EVENT_ON_CHILD | FAN_ONDIR;
-	if (!(fmask & ~(FAN_EVENT_ON_CHILD | FAN_ONDIR)))
-		fmask |= FAN_DELETE_SELF;	/* a mark needs an event bit */
-	r = mark(in, FAN_MARK_ADD, fmask, fd, dir, opath);
+	/* the end of the mark, whatever was asked: IN_IGNORED comes of it */
+	fmask |= FAN_DELETE_SELF;
+	r = mark(in, FAN_MARK_ADD, fmask, fd, dir, opath, at);
 	if (r == -EINVAL && (fmask & FAN_RENAME)) {
 		/* before 5.17: the two halves, no pairing (no cookies) */
 		f->no_rename = true;
 		fmask = (fmask & ~FAN_RENAME) | (to_fan(ev) &
 				(FAN_MOVED_FROM | FAN_MOVED_TO));
-		r = mark(in, FAN_MARK_ADD, fmask, fd, dir, opath);
+		r = mark(in, FAN_MARK_ADD, fmask, fd, dir, opath, at);
 	}
 	if (r)
 		return r;
+	if (opath && !dir && at) {
+		struct stat now;
+
+		/* the name still names the fd's object: else the mark went to
+		 * another one (a rename in between), which is left as is */
+		if (fstatat(at->dirfd, at->path, &now, AT_EMPTY_PATH |
+			    (at->nofollow ? AT_SYMLINK_NOFOLLOW : 0)) < 0 ||
+		    now.st_dev != st.st_dev || now.st_ino != st.st_ino)
+			return -EAGAIN;
+	}
 	if (o) {
 		/* IN_MASK_ADD adds; otherwise the asked mask replaces ours
 		 * (the kernel's mark only grows: we filter) */
@@ -478,7 +497,7 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask)
 	o = r ? NULL : calloc(1, sizeof(*o));
 	if (!o) {
 		/* a mark nobody can route to: take it back */
-		mark(in, FAN_MARK_REMOVE, fmask, fd, dir, opath);
+		mark(in, FAN_MARK_REMOVE, fmask, fd, dir, opath, at);
 		return r ? r : -ENOMEM;
 	}
 	memcpy(&k.fsid, &sfs.f_fsid, sizeof(k.fsid));
@@ -610,7 +629,9 @@ static void put_bits(struct inofd__fan *f, struct out *o,
 		ck = 0;
 		if (ORDER[i].in & (IN_MOVED_FROM | IN_MOVED_TO))
 			ck = ++f->cookie ? f->cookie : ++f->cookie;
-		put(o, ob->wd, ORDER[i].in | isdir, ck, name);
+		/* inotify never puts IN_ISDIR on these two (inotify_fsnotify.c) */
+		put(o, ob->wd, ORDER[i].in |
+		    ((ORDER[i].in & SELF_BITS) ? 0 : isdir), ck, name);
 	}
 }
 

@@ -19,8 +19,10 @@
 /* Make the group: in->ifd becomes its fd (the old one is closed). */
 INOFD__HIDDEN int inofd__fan_open(struct inofd *in);
 INOFD__HIDDEN void inofd__fan_free(struct inofd *in);
-/* inofd__backend_add()'s rules, on fanotify: the wd, or -errno. */
-INOFD__HIDDEN int inofd__fan_add(struct inofd *in, int fd, uint32_t mask);
+/* inofd__backend_add()'s rules, on fanotify: the wd, or -errno.  at: the
+ * name fd was opened by (O_PATH, not a directory), or NULL. */
+INOFD__HIDDEN int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
+				 const struct inofd__fan_at *at);
 INOFD__HIDDEN int inofd__fan_rm(struct inofd *in, int wd);
 /* read(2) of in->ifd as inotify records: bytes, or -1 and errno. */
 INOFD__HIDDEN ssize_t inofd__fan_read(struct inofd *in, void *buf,

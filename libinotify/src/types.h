@@ -55,6 +55,13 @@
 /* Reported whatever the registration's mask says. */
 #define INOFD__ALWAYS_BITS	(IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED)
 
+/* What an O_PATH fd was opened by (inofd_watch_at()), for fanotify. */
+struct inofd__fan_at {
+	int			dirfd;
+	const char		*path;
+	bool			nofollow;
+};
+
 /* One event as the kernel reports it, less its wd. */
 struct inofd__raw {
 	uint32_t		mask;
