@@ -1007,7 +1007,8 @@ int inofd__timeout(const struct inofd *in)
 	uint64_t d, now;
 
 	if (inofd__q_ready(in) || inofd__walk_pending(in) || in->rescan_due ||
-	    in->crawl_due || in->dhead || in->more || in->nowed)
+	    in->crawl_due || in->dhead || in->more || in->nowed ||
+	    inofd__fan_pending(in))
 		return 0;
 	d = inofd__pair_deadline(in);
 	if (!d)

@@ -104,9 +104,12 @@ struct obj {
 	bool		dir;
 	dev_t		dev;
 	ino_t		ino;
+	uint64_t	birth;		/* events read from here on are its */
 	struct key	k;
 	struct obj	*wnext, *knext, *inext;	/* by wd, key, dev+ino */
 };
+
+static void backlog(struct inofd *in);
 
 #define NBUCKET	1024u	/* grows with the objects: see grow() */
 
@@ -119,6 +122,7 @@ struct inofd__fan {
 	/* fanotify bytes read but not turned into records yet */
 	char		*sbuf;
 	size_t		scap, spos, send;
+	uint64_t	consumed;	/* bytes read from the group so far */
 };
 
 static uint64_t mix(uint64_t h, const void *p, size_t n)
@@ -463,6 +467,17 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 		fmask |= FAN_EVENT_ON_CHILD | FAN_ONDIR;
 	/* the end of the mark, whatever was asked: IN_IGNORED comes of it */
 	fmask |= FAN_DELETE_SELF;
+	/*
+	 * What the group has queued now predates the watch: a mark the
+	 * library let go of (inofd__fan_rm()) may have queued events of the
+	 * object, and a watched directory those of its children, which are
+	 * not the new watch's (inotify's would carry no wd of it).  They are
+	 * read now, into the backlog, and a new object takes the events read
+	 * after them.  (FIONREAD cannot say where they end: on 6.18 it counts
+	 * 24 bytes per event, whatever its records.)
+	 */
+	if (!o)
+		backlog(in);
 	r = mark(in, FAN_MARK_ADD, fmask, fd, dir, opath, at);
 	if (r == -EINVAL && (fmask & FAN_RENAME)) {
 		/* before 5.17: the two halves, no pairing (no cookies) */
@@ -504,6 +519,7 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 	o->k = k;
 	o->wd = f->next_wd++;
 	o->imask = ev;
+	o->birth = f->consumed;
 	o->dir = dir;
 	o->dev = st.st_dev;
 	o->ino = st.st_ino;
@@ -675,8 +691,13 @@ static bool take(struct rec *r, const char *p, size_t len, bool named)
  * One fanotify event into inotify records.  False when out is full (the
  * event is tried again at the next read).
  */
+static struct obj *at_pos(struct obj *o, uint64_t pos)
+{
+	return o && pos >= o->birth ? o : NULL;
+}
+
 static bool convert(struct inofd *in, const char *ev, size_t elen,
-		    struct out *out)
+		    uint64_t pos, struct out *out)
 {
 	const struct fanotify_event_metadata *m = (const void *)ev;
 	struct inofd__fan *f = in->fan;
@@ -714,9 +735,10 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 		}
 		off += h->len;
 	}
-	od = d.have ? by_key(f, &d.k) : NULL;
-	od2 = d2.have ? by_key(f, &d2.k) : NULL;
-	oc = c.have ? by_key(f, &c.k) : NULL;
+	/* an object watched after the event was queued does not get it */
+	od = d.have ? at_pos(by_key(f, &d.k), pos) : NULL;
+	od2 = d2.have ? at_pos(by_key(f, &d2.k), pos) : NULL;
+	oc = c.have ? at_pos(by_key(f, &c.k), pos) : NULL;
 	for (i = 0; i < NORDER; i++)
 		if (fm & ORDER[i].fan)
 			bits |= ORDER[i].in;
@@ -762,20 +784,72 @@ done:
 	return true;
 }
 
+#define SBUF_MIN	(16 * 1024)	/* room for a read(): many events */
+#define SBUF_MAX	(8u << 20)	/* backlog, at most (the unprivileged
+					 * queue holds 16,384 events) */
+
+/* Read what the group has into the backlog, to EAGAIN (or SBUF_MAX). */
+static int fill(struct inofd *in, bool once)
+{
+	struct inofd__fan *f = in->fan;
+
+	for (;;) {
+		ssize_t n;
+
+		if (f->spos == f->send) {
+			f->spos = f->send = 0;
+		} else if (f->spos && f->scap - f->send < SBUF_MIN) {
+			memmove(f->sbuf, f->sbuf + f->spos, f->send - f->spos);
+			f->send -= f->spos;
+			f->spos = 0;
+		}
+		if (f->scap - f->send < SBUF_MIN) {
+			size_t cap = f->scap ? 2 * f->scap : 4 * SBUF_MIN;
+			char *nb;
+
+			if (f->scap >= SBUF_MAX)
+				return 0;	/* the rest stays queued */
+			nb = realloc(f->sbuf, cap);
+			if (!nb) {
+				errno = ENOMEM;
+				return -1;
+			}
+			f->sbuf = nb;
+			f->scap = cap;
+		}
+		n = read(in->ifd, f->sbuf + f->send, f->scap - f->send);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (int)n;
+		f->send += (size_t)n;
+		f->consumed += (uint64_t)n;
+		if (once)
+			return 1;
+	}
+}
+
+static void backlog(struct inofd *in)
+{
+	int e = errno;
+
+	fill(in, false);
+	errno = e;
+}
+
+bool inofd__fan_pending(const struct inofd *in)
+{
+	return in->fan && in->fan->spos < in->fan->send;
+}
+
 ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 {
 	struct inofd__fan *f = in->fan;
 	struct out o = { .p = buf, .end = (char *)buf + len };
 
-	if (!f->sbuf) {
-		f->scap = 16 * 1024;
-		f->sbuf = malloc(f->scap);
-		if (!f->sbuf) {
-			errno = ENOMEM;
-			return -1;
-		}
-	}
 	for (;;) {
+		int r;
+
 		while (f->spos < f->send) {
 			const struct fanotify_event_metadata *m =
 				(const void *)(f->sbuf + f->spos);
@@ -786,19 +860,15 @@ ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 				f->spos = f->send;	/* torn: cannot be */
 				break;
 			}
-			if (!convert(in, f->sbuf + f->spos, m->event_len, &o))
+			if (!convert(in, f->sbuf + f->spos, m->event_len,
+				     f->consumed - f->send + f->spos, &o))
 				return o.p - (char *)buf;
 			f->spos += m->event_len;
 		}
 		if (o.p != (char *)buf)
 			return o.p - (char *)buf;
-		f->spos = f->send = 0;
-		{
-			ssize_t n = read(in->ifd, f->sbuf, f->scap);
-
-			if (n <= 0)
-				return n;
-			f->send = (size_t)n;
-		}
+		r = fill(in, true);
+		if (r <= 0)
+			return r;
 	}
 }

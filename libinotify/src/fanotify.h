@@ -27,6 +27,8 @@ INOFD__HIDDEN int inofd__fan_rm(struct inofd *in, int wd);
 /* read(2) of in->ifd as inotify records: bytes, or -1 and errno. */
 INOFD__HIDDEN ssize_t inofd__fan_read(struct inofd *in, void *buf,
 				      size_t len);
+/* Records read from the group and not handed out yet (timeout 0). */
+INOFD__HIDDEN bool inofd__fan_pending(const struct inofd *in);
 /* The wds whose kernel marks live (fdinfo): 0, or -1 when unknown. */
 INOFD__HIDDEN int inofd__fan_live_wds(struct inofd *in, int **out,
 				      size_t *n);

@@ -184,6 +184,42 @@ static void fan_unwatch(void **state)
 	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CREATE, "again"), 1);
 }
 
+/*
+ * A watch sees the events that come after it only, as with inotify: here
+ * a modification queued by the directory's mark (with the file's FID)
+ * before the file is watched, and a rename queued by the mark of a watch
+ * removed and made again.
+ */
+static void fan_birth(void **state)
+{
+	struct fx *f = *state;
+	int d, fd, w;
+
+	FAN_OR_SKIP(f);
+	mkdirp(P(f, "d"));
+	mkfile(P(f, "d/f"));
+	d = watch_dir(f, "d", IN_MODIFY | IN_MOVE, O_RDONLY);
+	assert_true(d >= 0);
+	fd = open(P(f, "d/f"), O_WRONLY);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	assert_true(inofd_watch_path(f->in, P(f, "d/f"), IN_MODIFY, "f") >= 0);
+	drain(f, 50);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_MODIFY, "f"), 1);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_MODIFY, NULL), 1);
+	/* the directory's watch removed, a rename, the watch again */
+	assert_int_equal(inofd_unwatch(f->in, d), 0);
+	mkfile(P(f, "d/g"));
+	assert_int_equal(rename(P(f, "d/g"), P(f, "d/h")), 0);
+	w = watch_dir(f, "d", IN_MOVE, O_RDONLY);
+	assert_true(w >= 0);
+	f->n = 0;
+	drain(f, 50);
+	assert_int_equal(count(f, INOFD_EV_RENAME, 0, NULL), 0);
+	assert_int_equal(count(f, INOFD_EV_MOVE_IN, 0, NULL), 0);
+	assert_int_equal(count(f, INOFD_EV_MOVE_OUT, 0, NULL), 0);
+}
+
 /* FAN_Q_OVERFLOW is INOFD_EV_RESCAN, as IN_Q_OVERFLOW is */
 static void fan_overflow(void **state)
 {
@@ -314,6 +350,7 @@ DEFINE_TESTS(fanotify,
 	TN(fan_same_object),
 	TN(fan_files),
 	TN(fan_unwatch),
+	TN(fan_birth),
 	TN(fan_overflow),
 	TN(fan_limit_subdir_self),
 	TN(fan_limit_no_unmount),
