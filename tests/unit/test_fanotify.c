@@ -161,6 +161,43 @@ static void fan_files(void **state)
 	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_MODIFY, "f"), 0);
 }
 
+/*
+ * Pinned: inofd_watch_at() of a regular file opens it again for reading
+ * (fanotify does not take O_PATH descriptors of files): its close after
+ * the mark is an IN_CLOSE_NOWRITE of the new watch, and a watch of the
+ * directory sees the open and the close.  A symlink itself is marked by
+ * name.
+ */
+static void fan_at_reopen(void **state)
+{
+	struct fx *f = *state;
+	int d, w, l, i, n;
+
+	FAN_OR_SKIP(f);
+	mkdirp(P(f, "d"));
+	mkfile(P(f, "d/g"));
+	assert_int_equal(symlink("g", P(f, "d/l")), 0);
+	d = watch_dir(f, "d", IN_OPEN | IN_CLOSE_NOWRITE, O_RDONLY);
+	assert_true(d >= 0);
+	w = inofd_watch_path(f->in, P(f, "d/g"), IN_CLOSE_NOWRITE, "g");
+	assert_true(w >= 0);
+	l = inofd_watch_at(f->in, AT_FDCWD, P(f, "d/l"), IN_DELETE_SELF,
+			   INOFD_AT_SYMLINK_NOFOLLOW, "l");
+	assert_true(l >= 0);
+	drain(f, 50);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_OPEN, "g"), 1);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CLOSE_NOWRITE, "g"), 1);
+	for (i = 0, n = 0; i < f->n; i++)
+		n += f->r[i].wd == w && f->r[i].mask == IN_CLOSE_NOWRITE &&
+		     !f->r[i].name[0];
+	assert_int_equal(n, 1);
+	f->n = 0;
+	assert_int_equal(unlink(P(f, "d/l")), 0);
+	drain(f, 50);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_DELETE_SELF, NULL), 1);
+	assert_int_equal(f->r[find(f, INOFD_EV_INOTIFY, IN_DELETE_SELF, NULL)].wd, l);
+}
+
 /* the library's own removal: its IN_IGNORED, and nothing after */
 static void fan_unwatch(void **state)
 {
@@ -349,6 +386,7 @@ DEFINE_TESTS(fanotify,
 	TN(fan_move_out_in),
 	TN(fan_same_object),
 	TN(fan_files),
+	TN(fan_at_reopen),
 	TN(fan_unwatch),
 	TN(fan_birth),
 	TN(fan_overflow),
