@@ -52,6 +52,9 @@
 #ifndef FAN_RENAME
 #define FAN_RENAME			0x10000000
 #endif
+#ifndef FAN_REPORT_TARGET_FID
+#define FAN_REPORT_TARGET_FID		0x00001000
+#endif
 #ifndef FAN_EVENT_INFO_TYPE_DFID_NAME
 #define FAN_EVENT_INFO_TYPE_DFID_NAME	2
 #define FAN_EVENT_INFO_TYPE_DFID	3
@@ -270,9 +273,20 @@ int inofd__fan_open(struct inofd *in)
 	struct inofd__fan *f;
 	int g;
 
+	/*
+	 * FAN_REPORT_TARGET_FID (5.17): entry events carry the entry's own
+	 * handle, so those of two objects under one name are not merged (two
+	 * moves out of one name would be one, an rmdir and a mkdir of one
+	 * name one CREATE|DELETE); without it, older kernels.
+	 */
 	g = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
-			  FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
+			  FAN_REPORT_FID | FAN_REPORT_TARGET_FID |
+			  FAN_NONBLOCK | FAN_CLOEXEC,
 			  O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+	if (g < 0 && errno == EINVAL)
+		g = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
+				  FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
+				  O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (g < 0)
 		return (errno == EINVAL || errno == ENOSYS) ? -ENOSYS : -errno;
 	f = calloc(1, sizeof(*f));
