@@ -277,6 +277,10 @@ static void fan_overflow(void **state)
 	f->ignore = IN_CREATE;		/* more than f->r holds */
 	drain(f, 50);
 	assert_int_equal(count(f, INOFD_EV_RESCAN, 0, NULL), 1);
+	/* the live marks, read from the group's fdinfo after the loss:
+	 * the directory's is there, its watch stays */
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_IGNORED, NULL), 0);
+	assert_int_equal(inofd_watch_count(f->in), 1);
 }
 
 /*
