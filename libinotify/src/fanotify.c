@@ -114,7 +114,8 @@ struct obj {
 
 static void backlog(struct inofd *in);
 
-#define NBUCKET	1024u	/* grows with the objects: see grow() */
+#define NBUCKET	1024u
+#define WIN_MAX	256u	/* grows with the objects: see grow() */
 
 struct inofd__fan {
 	struct obj	**bywd, **bykey, **byino;
@@ -126,6 +127,18 @@ struct inofd__fan {
 	char		*sbuf;
 	size_t		scap, spos, send;
 	uint64_t	consumed;	/* bytes read from the group so far */
+	/*
+	 * The renames read since the queue was last empty: (object, source)
+	 * hashes.  fanotify merges an event into an identical one still
+	 * queued, so a rename repeated after it was undone (a -> b, b -> a,
+	 * a -> b) reads as a -> b, b -> a.  A rename back to a source of the
+	 * same object in one window may hide such a merge: it is reported as
+	 * a loss (IN_Q_OVERFLOW), and the library's rescan puts things right.
+	 */
+	uint64_t	win[WIN_MAX][2];
+	unsigned int	nwin;
+	uint64_t	win_end;	/* the queue was empty here: the window
+					 * restarts when conversion reaches it */
 };
 
 static uint64_t mix(uint64_t h, const void *p, size_t n)
@@ -705,6 +718,44 @@ static bool take(struct rec *r, const char *p, size_t len, bool named)
  * One fanotify event into inotify records.  False when out is full (the
  * event is tried again at the next read).
  */
+static uint64_t key_hash(const struct key *k, const char *name)
+{
+	uint64_t h = mix(0xcbf29ce484222325ull, &k->fsid, sizeof(k->fsid));
+
+	h = mix(h, &k->type, sizeof(k->type));
+	h = mix(h, k->h, k->bytes);
+	return name ? mix(h, name, strlen(name) + 1) : h;
+}
+
+/*
+ * A rename of object c from (d, name) to (d2, name2): true when it goes
+ * back to where the same object was renamed from earlier in the window
+ * (see struct inofd__fan.win).  commit: record its source.
+ */
+static bool rename_back(struct inofd__fan *f, const struct rec *d,
+			const struct rec *d2, const struct rec *c, bool commit)
+{
+	uint64_t obj, to, from;
+	unsigned int i;
+	bool back = false;
+
+	if (!c->have)
+		return false;	/* no target FID (before 5.17): no FAN_RENAME */
+	obj = key_hash(&c->k, NULL);
+	to = d2->have ? key_hash(&d2->k, d2->name) : 0;
+	for (i = 0; to && i < f->nwin; i++)
+		if (f->win[i][0] == obj && f->win[i][1] == to)
+			back = true;
+	if (!commit || !d->have)
+		return back;
+	from = key_hash(&d->k, d->name);
+	if (f->nwin == WIN_MAX)
+		return true;	/* no room to tell: a loss, and a new window */
+	f->win[f->nwin][0] = obj;
+	f->win[f->nwin++][1] = from;
+	return back;
+}
+
 static struct obj *at_pos(struct obj *o, uint64_t pos)
 {
 	return o && pos >= o->birth ? o : NULL;
@@ -764,6 +815,13 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 			put(out, od->wd, IN_MOVED_FROM | isdir, ck, d.name);
 		if (od2 && (od2->imask & IN_MOVED_TO))
 			put(out, od2->wd, IN_MOVED_TO | isdir, ck, d2.name);
+		if ((od || od2) && rename_back(f, &d, &d2, &c, false))
+			put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+		if (!out->full && rename_back(f, &d, &d2, &c, true) &&
+		    f->nwin == WIN_MAX) {
+			put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+			f->nwin = 0;
+		}
 	}
 	if (d.have && d.name && !strcmp(d.name, ".")) {
 		/* an event on the directory itself */
@@ -834,6 +892,8 @@ static int fill(struct inofd *in, bool once)
 		n = read(in->ifd, f->sbuf + f->send, f->scap - f->send);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EAGAIN)
+			f->win_end = f->consumed;	/* nothing queued */
 		if (n <= 0)
 			return (int)n;
 		f->send += (size_t)n;
@@ -873,6 +933,11 @@ ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 			    m->event_len > left) {
 				f->spos = f->send;	/* torn: cannot be */
 				break;
+			}
+			if (f->win_end && f->consumed - f->send + f->spos >=
+			    f->win_end) {
+				f->nwin = 0;
+				f->win_end = 0;
 			}
 			if (!convert(in, f->sbuf + f->spos, m->event_len,
 				     f->consumed - f->send + f->spos, &o))
