@@ -764,14 +764,20 @@ static struct obj *at_pos(struct obj *o, uint64_t pos)
 static bool convert(struct inofd *in, const char *ev, size_t elen,
 		    uint64_t pos, struct out *out)
 {
-	const struct fanotify_event_metadata *m = (const void *)ev;
 	struct inofd__fan *f = in->fan;
 	struct rec d = { 0 }, d2 = { 0 }, c = { 0 };
+	struct fanotify_event_metadata m;
 	struct obj *od, *od2, *oc;
-	uint64_t fm = m->mask;
-	uint32_t isdir = (fm & FAN_ONDIR) ? IN_ISDIR : 0, bits = 0;
-	size_t off = m->metadata_len, i;
 	struct out save = *out;
+	uint32_t isdir, bits = 0;
+	uint64_t fm;
+	size_t off, i;
+
+	/* events are 4-byte aligned, the metadata's mask 8: copied */
+	memcpy(&m, ev, sizeof(m));
+	fm = m.mask;
+	isdir = (fm & FAN_ONDIR) ? IN_ISDIR : 0;
+	off = m.metadata_len;
 
 	if (fm & FAN_Q_OVERFLOW) {
 		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
@@ -925,12 +931,13 @@ ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 		int r;
 
 		while (f->spos < f->send) {
-			const struct fanotify_event_metadata *m =
-				(const void *)(f->sbuf + f->spos);
 			size_t left = f->send - f->spos;
+			uint32_t elen = 0;
 
-			if (left < sizeof(*m) || m->event_len < sizeof(*m) ||
-			    m->event_len > left) {
+			if (left >= sizeof(elen))
+				memcpy(&elen, f->sbuf + f->spos, sizeof(elen));
+			if (left < FAN_EVENT_METADATA_LEN ||
+			    elen < FAN_EVENT_METADATA_LEN || elen > left) {
 				f->spos = f->send;	/* torn: cannot be */
 				break;
 			}
@@ -939,10 +946,10 @@ ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 				f->nwin = 0;
 				f->win_end = 0;
 			}
-			if (!convert(in, f->sbuf + f->spos, m->event_len,
+			if (!convert(in, f->sbuf + f->spos, elen,
 				     f->consumed - f->send + f->spos, &o))
 				return o.p - (char *)buf;
-			f->spos += m->event_len;
+			f->spos += elen;
 		}
 		if (o.p != (char *)buf)
 			return o.p - (char *)buf;
