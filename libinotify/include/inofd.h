@@ -55,6 +55,9 @@ struct inofd;
 enum inofd_backend {
 	INOFD_BACKEND_KERNEL	= 1,	/* ioctl(INOTIFY_WATCH) */
 	INOFD_BACKEND_PROCFD	= 2,	/* inotify_add_watch("/proc/self/fd/N") */
+	INOFD_BACKEND_FANOTIFY	= 3,	/* fanotify inode marks by fd (no /proc
+					 * needed; see inofd_backend(3) for
+					 * what it cannot report) */
 };
 
 /*
@@ -68,6 +71,7 @@ enum inofd_backend {
 #define INOFD_FORCE_PROCFD	0x0002u	/* use /proc/self/fd or fail with -ENOSYS */
 #define INOFD_RAW_MOVES		0x0004u	/* report IN_MOVED_FROM/IN_MOVED_TO halves
 					 * instead of INOFD_EV_RENAME/MOVE_* */
+#define INOFD_FORCE_FANOTIFY	0x0008u	/* use fanotify or fail with -ENOSYS */
 #define INOFD_TREE_XDEV		0x0010u	/* stay on the root's filesystem */
 #define INOFD_TREE_MEMBER_ENDS	0x0020u	/* report each directory of the tree
 					 * that stops being watched while

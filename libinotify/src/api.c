@@ -20,8 +20,9 @@
 #define OPTS_END(type, field)	(offsetof(struct type, field) + \
 				 sizeof(((struct type *)0)->field))
 
-#define KNOWN_FLAGS	(INOFD_FORCE_KERNEL | INOFD_FORCE_PROCFD | \
-			 INOFD_RAW_MOVES)
+#define FORCE_FLAGS	(INOFD_FORCE_KERNEL | INOFD_FORCE_PROCFD | \
+			 INOFD_FORCE_FANOTIFY)
+#define KNOWN_FLAGS	(FORCE_FLAGS | INOFD_RAW_MOVES)
 
 /*
  * No padding anywhere in the options structs: a plain initialiser (what
@@ -77,8 +78,8 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 	}
 	if (flags & ~KNOWN_FLAGS)
 		return -EINVAL;
-	/* forcing both backends at once means nothing */
-	if ((flags & INOFD_FORCE_KERNEL) && (flags & INOFD_FORCE_PROCFD))
+	/* forcing two backends at once means nothing */
+	if ((flags & FORCE_FLAGS) & ((flags & FORCE_FLAGS) - 1))
 		return -EINVAL;
 	if (pair_ms > 60000 || coalesce_ms > 3600000)
 		return -EINVAL;
@@ -87,12 +88,14 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 	 * The environment forces a backend only when the caller did not.  A
 	 * value it does not know is ignored: a knob must not stop programs.
 	 */
-	if (!(flags & (INOFD_FORCE_KERNEL | INOFD_FORCE_PROCFD))) {
+	if (!(flags & FORCE_FLAGS)) {
 		env = secure_getenv("INOFD_BACKEND");
 		if (env && !strcmp(env, "kernel"))
 			flags |= INOFD_FORCE_KERNEL;
 		else if (env && !strcmp(env, "procfd"))
 			flags |= INOFD_FORCE_PROCFD;
+		else if (env && !strcmp(env, "fanotify"))
+			flags |= INOFD_FORCE_FANOTIFY;
 	}
 
 	in = calloc(1, sizeof(*in));
@@ -112,10 +115,13 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 		r = -ENOMEM;
 		goto err;
 	}
-	in->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (in->ifd < 0) {
-		r = -errno;
-		goto err;
+	/* (a fanotify backend replaces it: inofd__backend_pick()) */
+	if (!(flags & INOFD_FORCE_FANOTIFY)) {
+		in->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (in->ifd < 0) {
+			r = -errno;
+			goto err;
+		}
 	}
 	r = inofd__backend_pick(in);
 	if (r)
@@ -133,6 +139,7 @@ void inofd_free(struct inofd *in)
 		return;
 	if (in->ifd >= 0)
 		close(in->ifd);
+	inofd__backend_free(in);
 	inofd__walk_free(in);
 	inofd__pend_free(in);
 	inofd__table_free(in);
@@ -216,7 +223,7 @@ static char *abs_path(int dirfd, const char *path, int fd)
 
 /* Watch fd for a new plain registration; takes ownership of path. */
 static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
-		     char *path)
+		     char *path, const struct inofd__fan_at *at)
 {
 	struct inofd__reg *r = NULL;
 	struct inofd__kw *kw;
@@ -234,7 +241,7 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	kmask = (mask & ~(IN_ONESHOT | IN_MASK_ADD | IN_MASK_CREATE)) |
 		IN_MOVE_SELF;
 	kmask |= (mask & IN_MASK_CREATE) ? IN_MASK_CREATE : IN_MASK_ADD;
-	wd = inofd__backend_add(in, fd, kmask);
+	wd = inofd__backend_add_at(in, fd, kmask, at);
 	if (wd < 0)
 		goto fail;
 	if (fstat(fd, &st) < 0)
@@ -278,7 +285,7 @@ int inofd_watch_fd(struct inofd *in, int fd, uint32_t mask, void *data)
 		return r;
 	/* IN_DONT_FOLLOW reaches the backend: both refuse it (an fd has no
 	 * final symlink to follow or not) */
-	return add_plain(in, fd, mask, data, fd_path(fd));
+	return add_plain(in, fd, mask, data, fd_path(fd), NULL);
 }
 
 #define AT_FLAGS	(INOFD_AT_SYMLINK_NOFOLLOW | INOFD_AT_EMPTY_PATH)
@@ -313,11 +320,41 @@ static int check_at_args(const struct inofd *in, const char *path,
 	return check_mask(mask);
 }
 
+/*
+ * fanotify marks an object by a descriptor open on it, not an O_PATH one
+ * (a directory's O_PATH fd is accepted as the base of "."): a regular
+ * file named by (dirfd, path) is opened again for reading, and kept only
+ * if it is the object resolved first.  Its close after the mark is seen
+ * (IN_CLOSE_NOWRITE; IN_OPEN too on a watch of its directory): documented
+ * in inofd_backend(3).  Anything else is left to the backend (-EBADF).
+ */
+static int fan_reopen(int dirfd, const char *path, unsigned int flags,
+		      int fd)
+{
+	struct stat a, b;
+	int rfd;
+
+	if (fstat(fd, &a) < 0 || !S_ISREG(a.st_mode))
+		return -1;
+	if (!*path && (flags & INOFD_AT_EMPTY_PATH))
+		return -1;	/* dirfd itself: nothing to open again */
+	rfd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+		     O_CLOEXEC | ((flags & INOFD_AT_SYMLINK_NOFOLLOW) ?
+				  O_NOFOLLOW : 0));
+	if (rfd < 0)
+		return -1;
+	if (fstat(rfd, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		close(rfd);
+		return -1;
+	}
+	return rfd;
+}
+
 int inofd_watch_at(struct inofd *in, int dirfd, const char *path,
 		   uint32_t mask, unsigned int flags, void *data)
 {
 	bool own;
-	int fd, r;
+	int fd, r, rfd = -1;
 
 	r = check_at_args(in, path, mask, flags);
 	if (r)
@@ -331,7 +368,14 @@ int inofd_watch_at(struct inofd *in, int dirfd, const char *path,
 		     (mask & IN_ONLYDIR) ? O_DIRECTORY : 0, &own);
 	if (fd < 0)
 		return fd;
-	r = add_plain(in, fd, mask, data, abs_path(dirfd, path, fd));
+	if (in->backend == INOFD_BACKEND_FANOTIFY && own)
+		rfd = fan_reopen(dirfd, path, flags, fd);
+	r = add_plain(in, rfd >= 0 ? rfd : fd, mask, data,
+		      abs_path(dirfd, path, fd),
+		      own ? &(struct inofd__fan_at){ dirfd, path,
+				flags & INOFD_AT_SYMLINK_NOFOLLOW } : NULL);
+	if (rfd >= 0)
+		close(rfd);
 	if (own)
 		close(fd);
 	return r;
@@ -560,8 +604,9 @@ static const struct {
 	{ EMFILE, "inotify instance or file descriptor limit reached "
 		  "(fs.inotify.max_user_instances, RLIMIT_NOFILE)" },
 	{ ENFILE, "system-wide file descriptor limit reached" },
-	{ ENOSYS, "no inotify backend: the kernel lacks INOTIFY_WATCH and "
-		  "/proc is not mounted (or the forced backend is missing)" },
+	{ ENOSYS, "no backend: the kernel lacks INOTIFY_WATCH, /proc is not "
+		  "mounted and fanotify is unavailable (or the forced backend "
+		  "is missing)" },
 	{ EBADF, "bad file descriptor" },
 	{ EINVAL, "invalid argument (mask, flags, watch descriptor, options, "
 		  "or an object that cannot be watched: anonymous inode, "

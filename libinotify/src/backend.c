@@ -4,7 +4,13 @@
  * /proc/self/fd/N with the same rules as the kernel's INOTIFY_WATCH
  * (mask bits as inotify_add_watch() but IN_DONT_FOLLOW and the event-only
  * bits refused; anonymous inodes and namespace files refused by their
- * filesystem magic; read permission checked by inotify_add_watch()).
+ * filesystem magic; read permission checked by inotify_add_watch()), or
+ * fanotify inode marks (fanotify.c) under the same argument rules.
+ *
+ * Automatic choice: the kernel's ioctl (every inotify event, no handles),
+ * then /proc/self/fd (stock inotify), then fanotify, only when /proc is
+ * missing: it cannot report unmounts, merges events, and refuses some
+ * file systems (DESIGN.md).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,7 +19,10 @@
 #include <sys/inotify.h>
 #include <sys/statfs.h>
 
+#include <unistd.h>
+
 #include "backend.h"
+#include "fanotify.h"
 #include "kernel.h"
 
 #define EVENT_BITS	(IN_ALL_EVENTS | IN_UNMOUNT)
@@ -51,7 +60,8 @@ static int procfd_check(int fd, uint32_t mask)
 	return 0;
 }
 
-static int add(struct inofd *in, int fd, uint32_t mask, bool own_dir)
+static int add(struct inofd *in, int fd, uint32_t mask, bool own_dir,
+	       const struct inofd__fan_at *at)
 {
 	char p[sizeof("/proc/self/fd/") + 12];
 	int r;
@@ -63,6 +73,8 @@ static int add(struct inofd *in, int fd, uint32_t mask, bool own_dir)
 		if (r)
 			return r;
 	}
+	if (in->backend == INOFD_BACKEND_FANOTIFY)
+		return inofd__fan_add(in, fd, mask, at);
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	r = inotify_add_watch(in->ifd, p, mask);
 	return r < 0 ? -errno : r;
@@ -70,7 +82,13 @@ static int add(struct inofd *in, int fd, uint32_t mask, bool own_dir)
 
 int inofd__backend_add(struct inofd *in, int fd, uint32_t mask)
 {
-	return add(in, fd, mask, false);
+	return add(in, fd, mask, false, NULL);
+}
+
+int inofd__backend_add_at(struct inofd *in, int fd, uint32_t mask,
+			  const struct inofd__fan_at *at)
+{
+	return add(in, fd, mask, false, at);
 }
 
 /*
@@ -81,13 +99,15 @@ int inofd__backend_add(struct inofd *in, int fd, uint32_t mask)
  */
 int inofd__backend_add_dir(struct inofd *in, int fd, uint32_t mask)
 {
-	return add(in, fd, mask, true);
+	return add(in, fd, mask, true, NULL);
 }
 
 int inofd__backend_rm(struct inofd *in, int wd)
 {
 	if (in->backend == INOFD_BACKEND_KERNEL)
 		return inofd__kern_ignore(in->ifd, wd);
+	if (in->backend == INOFD_BACKEND_FANOTIFY)
+		return inofd__fan_rm(in, wd);
 	return inotify_rm_watch(in->ifd, wd) < 0 ? -errno : 0;
 }
 
@@ -100,14 +120,38 @@ static bool have_procfd(void)
 
 int inofd__backend_pick(struct inofd *in)
 {
-	bool kern = !(in->flags & INOFD_FORCE_PROCFD) &&
-		    inofd__kern_probe(in->ifd);
+	unsigned int force = in->flags & (INOFD_FORCE_KERNEL |
+					  INOFD_FORCE_PROCFD |
+					  INOFD_FORCE_FANOTIFY);
+	int r;
 
-	if (kern)
-		in->backend = INOFD_BACKEND_KERNEL;
-	else if (!(in->flags & INOFD_FORCE_KERNEL) && have_procfd())
-		in->backend = INOFD_BACKEND_PROCFD;
-	else
-		return -ENOSYS;
+	if (force != INOFD_FORCE_FANOTIFY && in->ifd >= 0) {
+		if (force != INOFD_FORCE_PROCFD && inofd__kern_probe(in->ifd)) {
+			in->backend = INOFD_BACKEND_KERNEL;
+			return 0;
+		}
+		if (force != INOFD_FORCE_KERNEL && have_procfd()) {
+			in->backend = INOFD_BACKEND_PROCFD;
+			return 0;
+		}
+		if (force)
+			return -ENOSYS;
+	}
+	r = inofd__fan_open(in);
+	if (r)
+		return r;
+	in->backend = INOFD_BACKEND_FANOTIFY;
 	return 0;
+}
+
+ssize_t inofd__backend_read(struct inofd *in, void *buf, size_t len)
+{
+	if (in->backend == INOFD_BACKEND_FANOTIFY)
+		return inofd__fan_read(in, buf, len);
+	return read(in->ifd, buf, len);
+}
+
+void inofd__backend_free(struct inofd *in)
+{
+	inofd__fan_free(in);
 }

@@ -2,15 +2,28 @@
 #ifndef INOFD_BACKEND_H
 #define INOFD_BACKEND_H
 
+#include <sys/types.h>
+
 #include "types.h"
 
 /* Watch the object fd refers to: the wd, or -errno (ABI.md's rules). */
 INOFD__HIDDEN int inofd__backend_add(struct inofd *in, int fd, uint32_t mask);
+/* The same, fd an O_PATH one opened by at (fanotify marks by name then) */
+INOFD__HIDDEN int inofd__backend_add_at(struct inofd *in, int fd,
+					uint32_t mask,
+					const struct inofd__fan_at *at);
 /* The same for a directory the library opened and a mask it made. */
 INOFD__HIDDEN int inofd__backend_add_dir(struct inofd *in, int fd,
 					 uint32_t mask);
 INOFD__HIDDEN int inofd__backend_rm(struct inofd *in, int wd);
 /* Pick a backend for in->flags: 0 or -ENOSYS. */
 INOFD__HIDDEN int inofd__backend_pick(struct inofd *in);
+/*
+ * The one read path: read(2) of the instance as inotify records (bytes,
+ * 0, or -1 and errno as read(2)); the fanotify backend converts.
+ */
+INOFD__HIDDEN ssize_t inofd__backend_read(struct inofd *in, void *buf,
+					  size_t len);
+INOFD__HIDDEN void inofd__backend_free(struct inofd *in);
 
 #endif

@@ -14,7 +14,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "dispatch.h"
+#include "fanotify.h"
 
 static bool raw_halves(const struct inofd *in)
 {
@@ -120,10 +122,11 @@ static void moved_out_at(struct inofd *in, struct inofd__pend *p)
 				inofd__tree_gone_or_back(in, m->reg);
 			continue;
 		}
-		/* the node the record named, not what has its name now */
+		/* the node the record named, not what has its name now;
+		 * unless a walk found it in the tree since (!moving) */
 		if (m->kind == INOFD__MEM_NODE &&
 		    (c = inofd__pend_node(in, p, m)) && c != m->reg->root &&
-		    !inofd__node_below(c, m)) {
+		    c->moving && !inofd__node_below(c, m)) {
 			/* next may be below c only if c holds kw: not so */
 			inofd__subtree_free(in, c);
 		}
@@ -449,6 +452,8 @@ static int live_wds(struct inofd *in, int **out, size_t *n)
 	int *v = NULL;
 	FILE *f;
 
+	if (in->backend == INOFD_BACKEND_FANOTIFY)
+		return inofd__fan_live_wds(in, out, n);
 	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", in->ifd);
 	f = fopen(p, "re");
 	if (!f)
@@ -861,6 +866,17 @@ uint64_t inofd__stream_now(const struct inofd *in)
 {
 	int queued = 0;
 
+	/*
+	 * fanotify: FIONREAD counts 24 bytes an event, not the records
+	 * inofd__fan_read() makes of it, so it cannot place a registration
+	 * in the stream; a position past records queued before would hide
+	 * later ones from it.  The backend keeps a new object's events
+	 * apart itself (it reads the queue into its backlog before the
+	 * mark); a registration that shares a watched object's mark is born
+	 * at the stream's start of what is still unread.
+	 */
+	if (in->backend == INOFD_BACKEND_FANOTIFY)
+		return in->kpos;
 	/* what the kernel holds was queued before now; FIONREAD counts
 	 * the bytes read(2) would return */
 	if (ioctl(in->ifd, FIONREAD, &queued) < 0 || queued < 0)
@@ -915,7 +931,7 @@ static int read_backlog(struct inofd *in)
 			b = nb;
 			cap *= 2;
 		}
-		n = read(in->ifd, b + fill, cap - fill);
+		n = inofd__backend_read(in, b + fill, cap - fill);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -1025,8 +1041,8 @@ int inofd__read(struct inofd *in)
 
 		while (in->bufsz - fill >= INOFD__READ_MIN &&
 		       rounds < INOFD__READ_ROUNDS) {
-			ssize_t n = read(in->ifd, in->buf + fill,
-					 in->bufsz - fill);
+			ssize_t n = inofd__backend_read(in, in->buf + fill,
+							in->bufsz - fill);
 
 			rounds++;
 			if (n < 0 && errno == EINTR)
@@ -1073,7 +1089,8 @@ int inofd__timeout(const struct inofd *in)
 	uint64_t d, now;
 
 	if (inofd__q_ready(in) || inofd__walk_pending(in) || in->rescan_due ||
-	    in->crawl_due || in->dhead || in->more || in->nowed)
+	    in->crawl_due || in->dhead || in->more || in->nowed ||
+	    inofd__fan_pending(in))
 		return 0;
 	d = inofd__pair_deadline(in);
 	if (!d)

@@ -6,7 +6,9 @@
  * modules below it):
  *   arena.c     per-read string arena
  *   kernel.c    INOTIFY_WATCH / INOTIFY_IGNORE ioctls
- *   backend.c   the two backends (kernel, procfd) behind one add/rm
+ *   fanotify.c  the fanotify backend: marks, handles, records
+ *   backend.c   the three backends (kernel, procfd, fanotify) behind one
+ *               add/rm/read
  *   table.c     kernel watches by wd, registrations by id, members, paths
  *   queue.c     the bounded queue of ready events
  *   pair.c      pending rename halves by cookie, coalescing windows, emit
@@ -52,6 +54,13 @@
 #define INOFD__PARENT_BITS	(IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
 /* Reported whatever the registration's mask says. */
 #define INOFD__ALWAYS_BITS	(IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED)
+
+/* What an O_PATH fd was opened by (inofd_watch_at()), for fanotify. */
+struct inofd__fan_at {
+	int			dirfd;
+	const char		*path;
+	bool			nofollow;
+};
 
 /* One event as the kernel reports it, less its wd. */
 struct inofd__raw {
@@ -250,6 +259,8 @@ struct inofd__work {
 struct inofd {
 	int			ifd;
 	int			backend;
+	struct inofd__fan	*fan;		/* fanotify.c: the backend's
+						 * objects, or NULL */
 	unsigned int		flags;
 	unsigned int		pair_ms;
 	unsigned int		coalesce_ms;

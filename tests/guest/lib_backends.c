@@ -18,12 +18,14 @@
 #include <ftw.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "inofd.h"
@@ -42,6 +44,8 @@ static char base[256];		/* per-run scratch directory */
 static uint64_t lastseq;
 static int ident_bad;
 static int wdmap[4096], nwd;	/* wd -> order of first appearance */
+/* fanotify comparison: wds as "w*" (the order differs), see fan_compare() */
+static int wd_any;
 
 static void logp(struct log *l, const char *fmt, ...)
 {
@@ -70,6 +74,8 @@ static int wdname(int wd)
 
 	if (wd < 0)
 		return -1;
+	if (wd_any)
+		return 0;
 	for (i = 0; i < nwd; i++)
 		if (wdmap[i] == wd)
 			return i;
@@ -392,8 +398,10 @@ static int run(const char *backend, size_t i, struct log *l)
 		rmdir(base);
 		return r;
 	}
-	if (inofd_backend(in) != (strcmp(backend, "kernel") ?
-				  INOFD_BACKEND_PROCFD : INOFD_BACKEND_KERNEL)) {
+	if (inofd_backend(in) != (!strcmp(backend, "kernel") ?
+				  INOFD_BACKEND_KERNEL :
+				  !strcmp(backend, "fanotify") ?
+				  INOFD_BACKEND_FANOTIFY : INOFD_BACKEND_PROCFD)) {
 		inofd_free(in);
 		return -EPROTO;
 	}
@@ -409,11 +417,122 @@ static void show(const char *tag, const struct log *l)
 	fwrite(l->buf ? l->buf : "", 1, l->len, stdout);
 }
 
+/* ---- fanotify ------------------------------------------------------ */
+
+/*
+ * What fanotify cannot report (README, inofd_backend(3)), dropped from
+ * the reference log before the comparison; each is pinned by a unit test
+ * (tests/unit/test_fanotify.c):
+ *   - an event on a subdirectory itself, to its parent's watch with its
+ *     name (IN_ISDIR with a name, not an entry event): fanotify names the
+ *     subdirectory by its own handle;
+ *   - IN_UNMOUNT.
+ */
+static bool fan_cannot(const char *line)
+{
+	unsigned int mask;
+	const char *m = strstr(line, " mask="), *n = strstr(line, " name=");
+
+	if (!m || !n || sscanf(m, " mask=%x", &mask) != 1)
+		return false;
+	if (mask & IN_UNMOUNT)
+		return true;
+	return (mask & IN_ISDIR) && strncmp(n, " name=- ", 8) &&
+	       !(mask & (IN_CREATE | IN_DELETE | IN_MOVE));
+}
+
+/*
+ * Lines that differ on purpose: the reference's line, fanotify's line.
+ * fanotify refuses an O_PATH descriptor of a non-directory (EBADF: it
+ * cannot open it again without /proc), so as root, where the others
+ * accept it, the next watch gets the id it would have had.
+ */
+static const struct {
+	const char *scen, *ref, *fan;
+} fan_differs[] = {
+	{ "errors", "O_PATH 0200: 0", "O_PATH 0200: -9" },
+	{ "errors", "O_PATH 0200: -13", "O_PATH 0200: -9" },
+	{ "errors", "event-only bits: -22 5", "event-only bits: -22 4" },
+};
+
+/*
+ * Pipes: fanotify refuses them before 6.8 (pipefs has no fsid: ENODEV),
+ * and accepts them from 6.8 on (weak fsids): the reference's "pipe: ok"
+ * and the pipe's events are expected only there.
+ */
+static bool fan_pipe_refused(void)
+{
+	struct utsname u;
+	int maj = 0, min = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
+		return false;
+	return maj < 6 || (maj == 6 && min < 8);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The log as compared with fanotify's: the lines above dropped or
+ * rewritten (ref), and the events of each drain sorted (fanotify merges
+ * the queued events of one object and name, so their order differs; which
+ * events come, with which names, paths and data, must not).
+ */
+static char *fan_norm(const struct log *l, const char *scen, bool ref)
+{
+	char *text = strndup(l->buf ? l->buf : "", l->len), *save = NULL;
+	char **v = NULL, *out, *line;
+	size_t n = 0, cap = 0, i, j, len = 0, start = 0;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (ref && fan_cannot(line))
+			continue;
+		if (ref && fan_pipe_refused()) {
+			if (strstr(line, " data=pipe"))
+				continue;
+			if (!strcmp(line, "pipe: ok"))
+				line = "pipe: err";
+		}
+		for (i = 0; ref && i < sizeof(fan_differs) /
+					sizeof(fan_differs[0]); i++)
+			if (!strcmp(scen, fan_differs[i].scen) &&
+			    !strcmp(line, fan_differs[i].ref))
+				line = (char *)fan_differs[i].fan;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				exit(KSFT_FAIL);
+		}
+		v[n++] = line;
+	}
+	for (i = 0; i <= n; i++)
+		if (i == n || strncmp(v[i], "  ev ", 5)) {
+			qsort(v + start, i - start, sizeof(*v), cmp_line);
+			start = i + 1;
+		}
+	for (i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	out = malloc(len + 1);
+	if (!out)
+		exit(KSFT_FAIL);
+	for (i = j = 0; i < n; i++)
+		j += (size_t)sprintf(out + j, "%s\n", v[i]);
+	out[j] = '\0';
+	free(v);
+	free(text);
+	return out;
+}
+
 int main(void)
 {
 	const char *req = getenv("REQUIRE_INOTIFY_WATCH");
 	struct inofd_opts o = { .sz = sizeof(o), .flags = INOFD_FORCE_KERNEL };
-	int have_kernel, fails = 0, r;
+	int have_kernel, have_fan, fails = 0, r;
 	struct inofd *in;
 	size_t i;
 
@@ -422,9 +541,14 @@ int main(void)
 	r = inofd_new(&in, &o);
 	have_kernel = r == 0;
 	inofd_free(in);
-	printf("# uid %d, kernel backend %s\n", (int)getuid(),
-	       have_kernel ? "present" : "absent");
-	printf("1..%zu\n", NSC);
+	o.flags = INOFD_FORCE_FANOTIFY;
+	r = inofd_new(&in, &o);
+	have_fan = r == 0;
+	inofd_free(in);
+	printf("# uid %d, kernel backend %s, fanotify backend %s\n",
+	       (int)getuid(), have_kernel ? "present" : "absent",
+	       have_fan ? "present" : "absent");
+	printf("1..%zu\n", 2 * NSC);
 
 	for (i = 0; i < NSC; i++) {
 		struct log k = { 0 }, p = { 0 };
@@ -459,6 +583,51 @@ int main(void)
 		}
 		free(k.buf);
 		free(p.buf);
+	}
+
+	/*
+	 * fanotify against the reference (the kernel backend, or procfd
+	 * without it): the same events, names, paths and data, less what
+	 * fanotify cannot report (fan_cannot()), in any order within a drain.
+	 */
+	for (i = 0; i < NSC; i++) {
+		const char *refb = have_kernel ? "kernel" : "procfd";
+		struct log k = { 0 }, f = { 0 };
+		char *a, *b;
+
+		if (!have_fan) {
+			printf("ok %zu - %s: fanotify # SKIP no fanotify "
+			       "backend here\n", NSC + i + 1, scenarios[i].name);
+			continue;
+		}
+		wd_any = 1;
+		r = run(refb, i, &k);
+		if (r >= 0)
+			r = run("fanotify", i, &f);
+		wd_any = 0;
+		if (r < 0) {
+			printf("not ok %zu - %s: fanotify: %s\n", NSC + i + 1,
+			       scenarios[i].name, inofd_strerror(r));
+			fails++;
+			continue;
+		}
+		a = fan_norm(&k, scenarios[i].name, true);
+		b = fan_norm(&f, scenarios[i].name, false);
+		if (strcmp(a, b)) {
+			printf("# --- %s (as compared)\n%s# --- fanotify (as "
+			       "compared)\n%s", refb, a, b);
+			printf("not ok %zu - %s: fanotify and %s disagree\n",
+			       NSC + i + 1, scenarios[i].name, refb);
+			fails++;
+		} else {
+			printf("# --- fanotify and %s (as compared)\n%s", refb, a);
+			printf("ok %zu - %s: fanotify\n", NSC + i + 1,
+			       scenarios[i].name);
+		}
+		free(a);
+		free(b);
+		free(k.buf);
+		free(f.buf);
 	}
 	if (fails)
 		return KSFT_FAIL;

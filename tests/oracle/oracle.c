@@ -37,7 +37,8 @@
  * did not ask for; IN_IGNORED must arrive exactly once per registration,
  * with its data, and only once the registration has ended.
  *
- * usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SEC] [-n OPS] [-B auto|kernel|procfd|both]
+ * usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SEC] [-n OPS]
+ *               [-B auto|kernel|procfd|fanotify|both|all]
  *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v] [-NXLRMC]
  *   -s SEED   run one seed;  -c COUNT  run seeds FIRST..FIRST+COUNT-1
  *   -q N      root only: lower fs.inotify.max_queued_events to N for the
@@ -2628,7 +2629,7 @@ done:
 static void usage(void)
 {
 	fprintf(stderr, "usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SECONDS] [-n OPS]\n"
-		"              [-B auto|kernel|procfd|both] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n"
+		"              [-B auto|kernel|procfd|fanotify|both|all] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n"
 		"              [-N names reused] [-X exclude/max_depth] [-L limits] [-R root forms]\n"
 		"              [-M mounts] [-C consumer checks]   (tests/oracle/README)\n");
 	exit(2);
@@ -2730,7 +2731,8 @@ int main(int argc, char **argv)
 	features_setup();
 	if (optind != argc || cf.nops < 0 ||
 	    (strcmp(be, "auto") && strcmp(be, "kernel") &&
-	     strcmp(be, "procfd") && strcmp(be, "both")))
+	     strcmp(be, "procfd") && strcmp(be, "both") &&
+	     strcmp(be, "fanotify") && strcmp(be, "all")))
 		usage();
 	/* the soak run of the guest gives a time instead of a count */
 	if (!one && !secs && getenv("STRESS_SECONDS"))
@@ -2738,10 +2740,17 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	t0 = now();
 	for (s = first; secs ? now() - t0 < secs : s < first + cnt; s++) {
-		if (!strcmp(be, "kernel") || !strcmp(be, "both"))
+		if (!strcmp(be, "kernel") || !strcmp(be, "both") ||
+		    !strcmp(be, "all"))
 			fails += run_seed(s, INOFD_FORCE_KERNEL, "kernel", &cf);
-		if (!strcmp(be, "procfd") || !strcmp(be, "both"))
+		if (!strcmp(be, "procfd") || !strcmp(be, "both") ||
+		    !strcmp(be, "all"))
 			fails += run_seed(s, INOFD_FORCE_PROCFD, "procfd", &cf);
+#ifdef INOFD_FORCE_FANOTIFY
+		if (!strcmp(be, "fanotify") || !strcmp(be, "all"))
+			fails += run_seed(s, INOFD_FORCE_FANOTIFY, "fanotify",
+					  &cf);
+#endif
 		if (!strcmp(be, "auto"))
 			fails += run_seed(s, 0, "auto", &cf);
 		seeds++;
@@ -2764,7 +2773,7 @@ int main(int argc, char **argv)
 		printf("oracle:   %-16s %lu%s\n", kinds[c].kind, kinds[c].n,
 		       tolerated(kinds[c].kind) ? " (tolerated)" : "");
 	if (!fails && (feat & F_MOUNTS) && skipped_mounts == seeds *
-	    (strcmp(be, "both") ? 1 : 2))
+	    (!strcmp(be, "both") ? 2 : !strcmp(be, "all") ? 3 : 1))
 		return 4;	/* kselftest's skip: nothing of -M ran */
 	return fails ? 1 : 0;
 }

@@ -12,6 +12,7 @@ TESTS(api)
 TESTS(identity)
 TESTS(member)
 TESTS(born)
+TESTS(fanotify)
 
 int main(void)
 {
@@ -26,6 +27,7 @@ int main(void)
 		{ identity_tests, &identity_ntests },
 		{ member_tests, &member_ntests },
 		{ born_tests, &born_ntests },
+		{ fanotify_tests, &fanotify_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;

@@ -178,8 +178,12 @@ static int no_proc_child(void *arg)
 		return 1;
 	r = inofd_new(&in, NULL);
 	if (r == 0) {
-		/* only a kernel with INOTIFY_WATCH works without /proc */
-		r = inofd_backend(in) == INOFD_BACKEND_KERNEL ? 0 : 2;
+		/*
+		 * Without /proc: INOTIFY_WATCH if the kernel has it, else
+		 * fanotify (5.13+ unprivileged), never procfd.
+		 */
+		r = (inofd_backend(in) == INOFD_BACKEND_KERNEL ||
+		     inofd_backend(in) == INOFD_BACKEND_FANOTIFY) ? 0 : 2;
 		inofd_free(in);
 		return r;
 	}

@@ -1,0 +1,960 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The fanotify backend (DESIGN.md, "A fanotify backend for libinofd").
+ *
+ * One unprivileged group: FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
+ * FAN_REPORT_FID (the FID record names a watched non-directory, whose own
+ * events otherwise come with its parent's handle and its name only).
+ * Objects are inode marks made by fd; each is known by (fsid, handle) and
+ * numbered as inotify numbers its wds: from 1 up, one number per object
+ * while it is watched.  read() gives inotify records made from the
+ * fanotify ones:
+ *   - a directory-entry event (create, delete, rename halves) goes to the
+ *     directory's wd with the entry's name;
+ *   - an event on a child goes to the directory's wd with the child's name
+ *     and, when the child itself is watched, to its wd with no name;
+ *   - an event on a watched directory itself (fanotify's name ".") goes to
+ *     its wd with no name, IN_ISDIR from FAN_ONDIR;
+ *   - FAN_RENAME (5.17+) becomes IN_MOVED_FROM + IN_MOVED_TO with one
+ *     cookie of the backend's (fanotify has no cookies), either half alone
+ *     when only one directory is watched;
+ *   - FAN_DELETE_SELF is followed by IN_IGNORED (the kernel drops the mark
+ *     with the inode and says nothing);
+ *   - FAN_Q_OVERFLOW becomes IN_Q_OVERFLOW;
+ *   - fanotify merges queued events of one object and name whatever their
+ *     type: a merged mask is split into one record per bit, in the order
+ *     of ORDER[] below.
+ * Never reported: IN_UNMOUNT (fanotify drops inode marks at unmount
+ * silently), events on a subdirectory itself to its parent's watch
+ * (fanotify names the subdirectory by its own handle, not by parent and
+ * name).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fanotify.h"
+
+#ifndef FAN_REPORT_DFID_NAME
+#define FAN_REPORT_DIR_FID		0x00000400
+#define FAN_REPORT_NAME			0x00000800
+#define FAN_REPORT_DFID_NAME		(FAN_REPORT_DIR_FID | FAN_REPORT_NAME)
+#endif
+#ifndef FAN_RENAME
+#define FAN_RENAME			0x10000000
+#endif
+#ifndef FAN_REPORT_TARGET_FID
+#define FAN_REPORT_TARGET_FID		0x00001000
+#endif
+#ifndef FAN_EVENT_INFO_TYPE_DFID_NAME
+#define FAN_EVENT_INFO_TYPE_DFID_NAME	2
+#define FAN_EVENT_INFO_TYPE_DFID	3
+#endif
+#ifndef FAN_EVENT_INFO_TYPE_OLD_DFID_NAME
+#define FAN_EVENT_INFO_TYPE_OLD_DFID_NAME 10
+#define FAN_EVENT_INFO_TYPE_NEW_DFID_NAME 12
+#endif
+#ifndef MAX_HANDLE_SZ
+#define MAX_HANDLE_SZ			128
+#endif
+
+#define EVENT_BITS	(IN_ALL_EVENTS | IN_UNMOUNT)
+/* directory-entry events: fanotify refuses them on a non-directory */
+#define DIRENT_BITS	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
+#define SELF_BITS	(IN_DELETE_SELF | IN_MOVE_SELF)
+
+/*
+ * The mask translation, in one place: inotify bit, fanotify bit.  The
+ * order is the order in which a merged fanotify mask is reported.
+ */
+static const struct {
+	uint32_t	in, fan;
+} ORDER[] = {
+	{ IN_CREATE,		FAN_CREATE },
+	{ IN_MOVED_FROM,	FAN_MOVED_FROM },
+	{ IN_MOVED_TO,		FAN_MOVED_TO },
+	{ IN_OPEN,		FAN_OPEN },
+	{ IN_ACCESS,		FAN_ACCESS },
+	{ IN_MODIFY,		FAN_MODIFY },
+	{ IN_ATTRIB,		FAN_ATTRIB },
+	{ IN_CLOSE_WRITE,	FAN_CLOSE_WRITE },
+	{ IN_CLOSE_NOWRITE,	FAN_CLOSE_NOWRITE },
+	{ IN_DELETE,		FAN_DELETE },
+	{ IN_MOVE_SELF,		FAN_MOVE_SELF },
+	{ IN_DELETE_SELF,	FAN_DELETE_SELF },
+};
+#define NORDER	(sizeof(ORDER) / sizeof(ORDER[0]))
+
+struct key {
+	uint64_t	fsid;		/* __kernel_fsid_t's two words */
+	int32_t		type;
+	uint32_t	bytes;
+	unsigned char	h[MAX_HANDLE_SZ];
+};
+
+struct obj {
+	int		wd;
+	uint32_t	imask;		/* inotify event bits asked for */
+	bool		dir;
+	dev_t		dev;
+	ino_t		ino;
+	uint64_t	birth;		/* events read from here on are its */
+	struct key	k;
+	struct obj	*wnext, *knext, *inext;	/* by wd, key, dev+ino */
+};
+
+static void backlog(struct inofd *in);
+
+#define NBUCKET	1024u
+#define WIN_MAX	256u	/* grows with the objects: see grow() */
+
+struct inofd__fan {
+	struct obj	**bywd, **bykey, **byino;
+	unsigned int	nb, nobj;
+	int		next_wd;
+	uint32_t	cookie;
+	bool		no_rename;	/* FAN_RENAME refused: a kernel < 5.17 */
+	/* fanotify bytes read but not turned into records yet */
+	char		*sbuf;
+	size_t		scap, spos, send;
+	uint64_t	consumed;	/* bytes read from the group so far */
+	/*
+	 * The renames read since the queue was last empty: (object, source)
+	 * hashes.  fanotify merges an event into an identical one still
+	 * queued, so a rename repeated after it was undone (a -> b, b -> a,
+	 * a -> b) reads as a -> b, b -> a.  A rename back to a source of the
+	 * same object in one window may hide such a merge: it is reported as
+	 * a loss (IN_Q_OVERFLOW), and the library's rescan puts things right.
+	 */
+	uint64_t	win[WIN_MAX][2];
+	unsigned int	nwin;
+	uint64_t	win_end;	/* the queue was empty here: the window
+					 * restarts when conversion reaches it */
+};
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ull;	/* FNV-1a */
+	return h;
+}
+
+static unsigned int kslot(const struct inofd__fan *f, const struct key *k)
+{
+	uint64_t h = mix(0xcbf29ce484222325ull, &k->fsid, sizeof(k->fsid));
+
+	h = mix(h, &k->type, sizeof(k->type));
+	h = mix(h, k->h, k->bytes);
+	return (unsigned int)(h % f->nb);
+}
+
+static unsigned int wslot(const struct inofd__fan *f, int wd)
+{
+	return (unsigned int)wd % f->nb;
+}
+
+static unsigned int islot(const struct inofd__fan *f, dev_t dev, ino_t ino)
+{
+	return (unsigned int)((ino * 31 + dev) % f->nb);
+}
+
+static bool key_eq(const struct key *a, const struct key *b)
+{
+	return a->fsid == b->fsid && a->type == b->type &&
+	       a->bytes == b->bytes && !memcmp(a->h, b->h, a->bytes);
+}
+
+static struct obj *by_key(const struct inofd__fan *f, const struct key *k)
+{
+	struct obj *o;
+
+	for (o = f->bykey[kslot(f, k)]; o; o = o->knext)
+		if (key_eq(&o->k, k))
+			return o;
+	return NULL;
+}
+
+static struct obj *by_wd(const struct inofd__fan *f, int wd)
+{
+	struct obj *o;
+
+	if (wd <= 0)
+		return NULL;
+	for (o = f->bywd[wslot(f, wd)]; o; o = o->wnext)
+		if (o->wd == wd)
+			return o;
+	return NULL;
+}
+
+static struct obj *by_ino(const struct inofd__fan *f, dev_t dev, ino_t ino)
+{
+	struct obj *o;
+
+	for (o = f->byino[islot(f, dev, ino)]; o; o = o->inext)
+		if (o->dev == dev && o->ino == ino)
+			return o;
+	return NULL;
+}
+
+static void link_obj(struct inofd__fan *f, struct obj *o)
+{
+	unsigned int s;
+
+	s = wslot(f, o->wd);
+	o->wnext = f->bywd[s];
+	f->bywd[s] = o;
+	s = kslot(f, &o->k);
+	o->knext = f->bykey[s];
+	f->bykey[s] = o;
+	s = islot(f, o->dev, o->ino);
+	o->inext = f->byino[s];
+	f->byino[s] = o;
+}
+
+static void unlink_obj(struct inofd__fan *f, struct obj *o)
+{
+	struct obj **pp;
+
+	for (pp = &f->bywd[wslot(f, o->wd)]; *pp; pp = &(*pp)->wnext)
+		if (*pp == o) {
+			*pp = o->wnext;
+			break;
+		}
+	for (pp = &f->bykey[kslot(f, &o->k)]; *pp; pp = &(*pp)->knext)
+		if (*pp == o) {
+			*pp = o->knext;
+			break;
+		}
+	for (pp = &f->byino[islot(f, o->dev, o->ino)]; *pp; pp = &(*pp)->inext)
+		if (*pp == o) {
+			*pp = o->inext;
+			break;
+		}
+}
+
+static int alloc_tabs(struct inofd__fan *f, unsigned int nb)
+{
+	f->bywd = calloc(nb, sizeof(*f->bywd));
+	f->bykey = calloc(nb, sizeof(*f->bykey));
+	f->byino = calloc(nb, sizeof(*f->byino));
+	f->nb = nb;
+	if (f->bywd && f->bykey && f->byino)
+		return 0;
+	free(f->bywd);
+	free(f->bykey);
+	free(f->byino);
+	return -ENOMEM;
+}
+
+/* Twice the buckets when there are twice as many objects (no failure:
+ * a table that cannot grow stays as it is, only slower). */
+static void grow(struct inofd__fan *f)
+{
+	struct obj **w = f->bywd, **k = f->bykey, **i = f->byino, *o, *next;
+	unsigned int nb = f->nb, s;
+
+	if (f->nobj < 2 * nb || alloc_tabs(f, 2 * nb)) {
+		f->bywd = w;
+		f->bykey = k;
+		f->byino = i;
+		f->nb = nb;
+		return;
+	}
+	for (s = 0; s < nb; s++)
+		for (o = w[s]; o; o = next) {
+			next = o->wnext;
+			link_obj(f, o);
+		}
+	free(w);
+	free(k);
+	free(i);
+}
+
+int inofd__fan_open(struct inofd *in)
+{
+	struct inofd__fan *f;
+	int g;
+
+	/*
+	 * FAN_REPORT_TARGET_FID (5.17): entry events carry the entry's own
+	 * handle, so those of two objects under one name are not merged (two
+	 * moves out of one name would be one, an rmdir and a mkdir of one
+	 * name one CREATE|DELETE); without it, older kernels.
+	 */
+	g = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
+			  FAN_REPORT_FID | FAN_REPORT_TARGET_FID |
+			  FAN_NONBLOCK | FAN_CLOEXEC,
+			  O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+	if (g < 0 && errno == EINVAL)
+		g = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
+				  FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
+				  O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+	if (g < 0)
+		return (errno == EINVAL || errno == ENOSYS) ? -ENOSYS : -errno;
+	f = calloc(1, sizeof(*f));
+	if (!f || alloc_tabs(f, NBUCKET)) {
+		free(f);
+		close(g);
+		return -ENOMEM;
+	}
+	f->next_wd = 1;
+	if (in->ifd >= 0)
+		close(in->ifd);
+	in->ifd = g;
+	in->fan = f;
+	return 0;
+}
+
+void inofd__fan_free(struct inofd *in)
+{
+	struct inofd__fan *f = in->fan;
+	struct obj *o, *next;
+	unsigned int s;
+
+	if (!f)
+		return;
+	for (s = 0; s < f->nb; s++)
+		for (o = f->bywd[s]; o; o = next) {
+			next = o->wnext;
+			free(o);
+		}
+	free(f->bywd);
+	free(f->bykey);
+	free(f->byino);
+	free(f->sbuf);
+	free(f);
+	in->fan = NULL;
+}
+
+static uint32_t to_fan(uint32_t imask)
+{
+	uint32_t m = 0;
+	size_t i;
+
+	for (i = 0; i < NORDER; i++)
+		if (imask & ORDER[i].in)
+			m |= ORDER[i].fan;
+	return m;
+}
+
+/* The kernel's dev_t of a stat(2) st_dev, as fdinfo prints it. */
+static unsigned long kdev(dev_t d)
+{
+	return ((unsigned long)major(d) << 20) | minor(d);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* One fdinfo mark line: its ino and sdev, its handle into k; false if none */
+static bool fdinfo_mark(const char *line, unsigned long *ino,
+			unsigned long *sdev, struct key *k)
+{
+	unsigned int bytes, type;
+	const char *p;
+	size_t i;
+
+	if (sscanf(line, "fanotify ino:%lx sdev:%lx", ino, sdev) != 2)
+		return false;
+	p = strstr(line, "fhandle-bytes:");
+	if (!p || sscanf(p, "fhandle-bytes:%x fhandle-type:%x", &bytes,
+			 &type) != 2 || bytes > MAX_HANDLE_SZ)
+		return false;
+	p = strstr(p, "f_handle:");
+	if (!p)
+		return false;
+	p += strlen("f_handle:");
+	for (i = 0; i < bytes; i++) {
+		int hi = hexval(p[2 * i]), lo = hi < 0 ? -1 : hexval(p[2 * i + 1]);
+
+		if (lo < 0)
+			return false;
+		k->h[i] = (unsigned char)(hi << 4 | lo);
+	}
+	k->type = (int32_t)type;
+	k->bytes = bytes;
+	return true;
+}
+
+/*
+ * The handle of a marked object: name_to_handle_at() where the kernel has
+ * it (CONFIG_FHANDLE), else the group's own fdinfo, which prints each
+ * mark's handle.  -EOPNOTSUPP when neither can say.
+ */
+static int handle_of(struct inofd *in, int fd, const struct stat *st,
+		     struct key *k)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char b[MAX_HANDLE_SZ];
+	} h;
+	char p[64], line[1024];
+	int mnt, r = -EOPNOTSUPP;
+	FILE *fi;
+
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", &h.fh, &mnt, AT_EMPTY_PATH) == 0) {
+		k->type = h.fh.handle_type;
+		k->bytes = h.fh.handle_bytes;
+		memcpy(k->h, h.fh.f_handle, k->bytes);
+		return 0;
+	}
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", in->ifd);
+	fi = fopen(p, "re");
+	if (!fi)
+		return r;
+	while (fgets(line, sizeof(line), fi)) {
+		unsigned long ino, sdev;
+
+		if (fdinfo_mark(line, &ino, &sdev, k) && ino == st->st_ino &&
+		    sdev == kdev(st->st_dev)) {
+			r = 0;
+			break;
+		}
+	}
+	fclose(fi);
+	return r;
+}
+
+static int mark(struct inofd *in, unsigned int flags, uint32_t fmask, int fd,
+		bool dir, bool opath, const struct inofd__fan_at *at)
+{
+	int r;
+
+	/*
+	 * An O_PATH fd is refused as the object (fdget()); a directory's is
+	 * accepted as the base of the lookup of ".".  A non-directory's
+	 * cannot be reopened without /proc: -EBADF, as for no fd, unless the
+	 * caller named it (inofd_watch_at()): then fanotify looks the name up
+	 * again, and the object is checked to be the one the fd holds.
+	 */
+	if (opath && !dir && at) {
+		r = fanotify_mark(in->ifd, flags | (at->nofollow ?
+						    FAN_MARK_DONT_FOLLOW : 0),
+				  fmask, at->dirfd, at->path);
+		return r < 0 ? -errno : 0;
+	}
+	if (opath && !dir)
+		return -EBADF;
+	r = fanotify_mark(in->ifd, flags, fmask, fd, opath ? "." : NULL);
+	return r < 0 ? -errno : 0;
+}
+
+int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
+		   const struct inofd__fan_at *at)
+{
+	struct inofd__fan *f = in->fan;
+	uint32_t fmask, ev = mask & IN_ALL_EVENTS;
+	struct statfs sfs;
+	struct stat st;
+	struct obj *o;
+	struct key k;
+	bool dir, opath;
+	int fl, r;
+
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fstat(fd, &st) < 0)
+		return -EBADF;
+	dir = S_ISDIR(st.st_mode);
+	opath = fl & O_PATH;
+	if ((mask & IN_ONLYDIR) && !dir)
+		return -ENOTDIR;
+	/*
+	 * IN_EXCL_UNLINK has no fanotify equivalent: refused rather than
+	 * ignored (events of unlinked children would be reported).
+	 */
+	if (mask & IN_EXCL_UNLINK)
+		return -EINVAL;
+	o = by_ino(f, st.st_dev, st.st_ino);
+	if (o && (mask & IN_MASK_CREATE))
+		return -EEXIST;
+	if (!dir)
+		ev &= ~DIRENT_BITS;	/* never happen on a non-directory */
+	fmask = to_fan(ev);
+	if (dir && (fmask & (FAN_MOVED_FROM | FAN_MOVED_TO)) && !f->no_rename)
+		fmask = (fmask & ~(FAN_MOVED_FROM | FAN_MOVED_TO)) | FAN_RENAME;
+	if (dir)
+		fmask |= FAN_EVENT_ON_CHILD | FAN_ONDIR;
+	/* the end of the mark, whatever was asked: IN_IGNORED comes of it */
+	fmask |= FAN_DELETE_SELF;
+	/*
+	 * What the group has queued now predates the watch: a mark the
+	 * library let go of (inofd__fan_rm()) may have queued events of the
+	 * object, and a watched directory those of its children, which are
+	 * not the new watch's (inotify's would carry no wd of it).  They are
+	 * read now, into the backlog, and a new object takes the events read
+	 * after them.  (FIONREAD cannot say where they end: on 6.18 it counts
+	 * 24 bytes per event, whatever its records.)
+	 */
+	if (!o)
+		backlog(in);
+	r = mark(in, FAN_MARK_ADD, fmask, fd, dir, opath, at);
+	if (r == -EINVAL && (fmask & FAN_RENAME)) {
+		/* before 5.17: the two halves, no pairing (no cookies) */
+		f->no_rename = true;
+		fmask = (fmask & ~FAN_RENAME) | (to_fan(ev) &
+				(FAN_MOVED_FROM | FAN_MOVED_TO));
+		r = mark(in, FAN_MARK_ADD, fmask, fd, dir, opath, at);
+	}
+	if (r)
+		return r;
+	if (opath && !dir && at) {
+		struct stat now;
+
+		/* the name still names the fd's object: else the mark went to
+		 * another one (a rename in between), which is left as is */
+		if (fstatat(at->dirfd, at->path, &now, AT_EMPTY_PATH |
+			    (at->nofollow ? AT_SYMLINK_NOFOLLOW : 0)) < 0 ||
+		    now.st_dev != st.st_dev || now.st_ino != st.st_ino)
+			return -EAGAIN;
+	}
+	if (o) {
+		/* IN_MASK_ADD adds; otherwise the asked mask replaces ours
+		 * (the kernel's mark only grows: we filter) */
+		o->imask = (mask & IN_MASK_ADD) ? (o->imask | ev) : ev;
+		return o->wd;
+	}
+	memset(&k, 0, sizeof(k));
+	if (fstatfs(fd, &sfs) < 0)
+		r = -errno;
+	else
+		r = handle_of(in, fd, &st, &k);
+	o = r ? NULL : calloc(1, sizeof(*o));
+	if (!o) {
+		/* a mark nobody can route to: take it back */
+		mark(in, FAN_MARK_REMOVE, fmask, fd, dir, opath, at);
+		return r ? r : -ENOMEM;
+	}
+	memcpy(&k.fsid, &sfs.f_fsid, sizeof(k.fsid));
+	o->k = k;
+	o->wd = f->next_wd++;
+	o->imask = ev;
+	o->birth = f->consumed;
+	o->dir = dir;
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+	link_obj(f, o);
+	f->nobj++;
+	grow(f);
+	return o->wd;
+}
+
+static void drop(struct inofd__fan *f, struct obj *o)
+{
+	unlink_obj(f, o);
+	f->nobj--;
+	free(o);
+}
+
+/*
+ * fanotify removes a mark by naming its object, and the library keeps no
+ * descriptor: the object leaves the table (nothing more is reported for
+ * it) and the kernel's mark stays until the object is deleted or the
+ * group closed (DESIGN.md).
+ */
+int inofd__fan_rm(struct inofd *in, int wd)
+{
+	struct obj *o = by_wd(in->fan, wd);
+
+	if (!o)
+		return -EINVAL;
+	drop(in->fan, o);
+	return 0;
+}
+
+int inofd__fan_live_wds(struct inofd *in, int **out, size_t *n)
+{
+	struct inofd__fan *f = in->fan;
+	char p[64], line[1024];
+	size_t cap = 0;
+	int *v = NULL;
+	FILE *fi;
+
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", in->ifd);
+	fi = fopen(p, "re");
+	if (!fi)
+		return -1;
+	*n = 0;
+	while (fgets(line, sizeof(line), fi)) {
+		unsigned long ino, sdev;
+		struct key k;
+		struct obj *o;
+
+		memset(&k, 0, sizeof(k));
+		if (!fdinfo_mark(line, &ino, &sdev, &k))
+			continue;
+		/* the fsid is not printed: an object by ino, dev and handle */
+		o = by_ino(f, makedev(sdev >> 20, sdev & 0xfffff), ino);
+		if (o && (o->k.type != k.type || o->k.bytes != k.bytes ||
+			  memcmp(o->k.h, k.h, k.bytes)))
+			o = NULL;
+		if (!o)
+			continue;
+		if (*n == cap) {
+			int *nv;
+
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				fclose(fi);
+				return -1;
+			}
+			v = nv;
+		}
+		v[(*n)++] = o->wd;
+	}
+	fclose(fi);
+	*out = v;
+	return 0;
+}
+
+/* ---- records -------------------------------------------------------- */
+
+struct out {
+	char	*p, *end;
+	bool	full;
+};
+
+static void put(struct out *o, int wd, uint32_t mask, uint32_t cookie,
+		const char *name)
+{
+	size_t nl = name ? strlen(name) : 0;
+	size_t len = nl ? (nl + 1 + 15) & ~(size_t)15 : 0;
+	struct inotify_event e = { .wd = wd, .mask = mask, .cookie = cookie,
+				   .len = (uint32_t)len };
+
+	if (o->full || (size_t)(o->end - o->p) < sizeof(e) + len) {
+		o->full = true;
+		return;
+	}
+	memcpy(o->p, &e, sizeof(e));
+	o->p += sizeof(e);
+	if (len) {
+		memset(o->p, 0, len);
+		memcpy(o->p, name, nl);
+		o->p += len;
+	}
+}
+
+/* Every bit of imask in ORDER[] (one record each) for object ob. */
+static void put_bits(struct inofd__fan *f, struct out *o,
+		     const struct obj *ob, uint32_t imask, uint32_t isdir,
+		     const char *name)
+{
+	uint32_t ck;
+	size_t i;
+
+	if (!ob)
+		return;
+	imask &= ob->imask;
+	for (i = 0; i < NORDER; i++) {
+		if (!(imask & ORDER[i].in))
+			continue;
+		/* halves without FAN_RENAME: a cookie each, never paired */
+		ck = 0;
+		if (ORDER[i].in & (IN_MOVED_FROM | IN_MOVED_TO))
+			ck = ++f->cookie ? f->cookie : ++f->cookie;
+		/* inotify never puts IN_ISDIR on these two (inotify_fsnotify.c) */
+		put(o, ob->wd, ORDER[i].in |
+		    ((ORDER[i].in & SELF_BITS) ? 0 : isdir), ck, name);
+	}
+}
+
+struct rec {
+	struct key	k;
+	const char	*name;		/* NULL: none */
+	bool		have;
+};
+
+/* An info record's fsid, handle and name into r; false if malformed. */
+static bool take(struct rec *r, const char *p, size_t len, bool named)
+{
+	const struct fanotify_event_info_fid *fi = (const void *)p;
+	struct file_handle fh;
+	const char *name;
+	size_t hl;
+
+	if (len < sizeof(*fi) + sizeof(fh))
+		return false;
+	memcpy(&fh, fi->handle, sizeof(fh));
+	hl = sizeof(*fi) + sizeof(fh) + fh.handle_bytes;
+	if (fh.handle_bytes > MAX_HANDLE_SZ || hl > len)
+		return false;
+	memset(&r->k, 0, sizeof(r->k));
+	memcpy(&r->k.fsid, &fi->fsid, sizeof(r->k.fsid));
+	r->k.type = fh.handle_type;
+	r->k.bytes = fh.handle_bytes;
+	memcpy(r->k.h, fi->handle + sizeof(fh), fh.handle_bytes);
+	r->name = NULL;
+	if (named) {
+		name = p + hl;
+		if (!memchr(name, '\0', len - hl))
+			return false;
+		r->name = name;
+	}
+	r->have = true;
+	return true;
+}
+
+/*
+ * One fanotify event into inotify records.  False when out is full (the
+ * event is tried again at the next read).
+ */
+static uint64_t key_hash(const struct key *k, const char *name)
+{
+	uint64_t h = mix(0xcbf29ce484222325ull, &k->fsid, sizeof(k->fsid));
+
+	h = mix(h, &k->type, sizeof(k->type));
+	h = mix(h, k->h, k->bytes);
+	return name ? mix(h, name, strlen(name) + 1) : h;
+}
+
+/*
+ * A rename of object c from (d, name) to (d2, name2): true when it goes
+ * back to where the same object was renamed from earlier in the window
+ * (see struct inofd__fan.win).  commit: record its source.
+ */
+static bool rename_back(struct inofd__fan *f, const struct rec *d,
+			const struct rec *d2, const struct rec *c, bool commit)
+{
+	uint64_t obj, to, from;
+	unsigned int i;
+	bool back = false;
+
+	if (!c->have)
+		return false;	/* no target FID (before 5.17): no FAN_RENAME */
+	obj = key_hash(&c->k, NULL);
+	to = d2->have ? key_hash(&d2->k, d2->name) : 0;
+	for (i = 0; to && i < f->nwin; i++)
+		if (f->win[i][0] == obj && f->win[i][1] == to)
+			back = true;
+	if (!commit || !d->have)
+		return back;
+	from = key_hash(&d->k, d->name);
+	if (f->nwin == WIN_MAX)
+		return true;	/* no room to tell: a loss, and a new window */
+	f->win[f->nwin][0] = obj;
+	f->win[f->nwin++][1] = from;
+	return back;
+}
+
+static struct obj *at_pos(struct obj *o, uint64_t pos)
+{
+	return o && pos >= o->birth ? o : NULL;
+}
+
+static bool convert(struct inofd *in, const char *ev, size_t elen,
+		    uint64_t pos, struct out *out)
+{
+	struct inofd__fan *f = in->fan;
+	struct rec d = { 0 }, d2 = { 0 }, c = { 0 };
+	struct fanotify_event_metadata m;
+	struct obj *od, *od2, *oc;
+	struct out save = *out;
+	uint32_t isdir, bits = 0;
+	uint64_t fm;
+	size_t off, i;
+
+	/* events are 4-byte aligned, the metadata's mask 8: copied */
+	memcpy(&m, ev, sizeof(m));
+	fm = m.mask;
+	isdir = (fm & FAN_ONDIR) ? IN_ISDIR : 0;
+	off = m.metadata_len;
+
+	if (fm & FAN_Q_OVERFLOW) {
+		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+		goto done;
+	}
+	while (off + sizeof(struct fanotify_event_info_header) <= elen) {
+		const struct fanotify_event_info_header *h =
+			(const void *)(ev + off);
+
+		if (h->len < sizeof(*h) || off + h->len > elen)
+			break;
+		switch (h->info_type) {
+		case FAN_EVENT_INFO_TYPE_DFID_NAME:
+		case FAN_EVENT_INFO_TYPE_OLD_DFID_NAME:
+			take(&d, ev + off, h->len, true);
+			break;
+		case FAN_EVENT_INFO_TYPE_DFID:
+			take(&d, ev + off, h->len, false);
+			break;
+		case FAN_EVENT_INFO_TYPE_NEW_DFID_NAME:
+			take(&d2, ev + off, h->len, true);
+			break;
+		case FAN_EVENT_INFO_TYPE_FID:
+			take(&c, ev + off, h->len, false);
+			break;
+		}
+		off += h->len;
+	}
+	/* an object watched after the event was queued does not get it */
+	od = d.have ? at_pos(by_key(f, &d.k), pos) : NULL;
+	od2 = d2.have ? at_pos(by_key(f, &d2.k), pos) : NULL;
+	oc = c.have ? at_pos(by_key(f, &c.k), pos) : NULL;
+	for (i = 0; i < NORDER; i++)
+		if (fm & ORDER[i].fan)
+			bits |= ORDER[i].in;
+
+	if (fm & FAN_RENAME) {
+		uint32_t ck = ++f->cookie ? f->cookie : ++f->cookie;
+
+		if (od && (od->imask & IN_MOVED_FROM))
+			put(out, od->wd, IN_MOVED_FROM | isdir, ck, d.name);
+		if (od2 && (od2->imask & IN_MOVED_TO))
+			put(out, od2->wd, IN_MOVED_TO | isdir, ck, d2.name);
+		if ((od || od2) && rename_back(f, &d, &d2, &c, false))
+			put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+		if (!out->full && rename_back(f, &d, &d2, &c, true) &&
+		    f->nwin == WIN_MAX) {
+			put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+			f->nwin = 0;
+		}
+	}
+	if (d.have && d.name && !strcmp(d.name, ".")) {
+		/* an event on the directory itself */
+		put_bits(f, out, od, bits, isdir, NULL);
+		oc = od;
+	} else if (d.have && d.name) {
+		/* an entry, or a child: the directory's view with the name */
+		put_bits(f, out, od, bits & ~SELF_BITS, isdir, d.name);
+		/* the child's own view: not its entry events */
+		if (c.have)
+			put_bits(f, out, oc, bits & ~DIRENT_BITS, isdir, NULL);
+	} else if (c.have) {
+		put_bits(f, out, oc, bits & ~DIRENT_BITS, isdir, NULL);
+	} else if (d.have) {
+		put_bits(f, out, od, bits & ~DIRENT_BITS, isdir, NULL);
+		oc = od;
+	} else {
+		oc = NULL;
+	}
+	if ((bits & IN_DELETE_SELF) && oc) {
+		/* the kernel dropped the mark with the inode, silently */
+		put(out, oc->wd, IN_IGNORED, 0, NULL);
+		if (!out->full)
+			drop(f, oc);
+	}
+done:
+	if (out->full) {
+		*out = save;
+		out->full = true;
+		return false;
+	}
+	return true;
+}
+
+#define SBUF_MIN	(16 * 1024)	/* room for a read(): many events */
+#define SBUF_MAX	(8u << 20)	/* backlog, at most (the unprivileged
+					 * queue holds 16,384 events) */
+
+/* Read what the group has into the backlog, to EAGAIN (or SBUF_MAX). */
+static int fill(struct inofd *in, bool once)
+{
+	struct inofd__fan *f = in->fan;
+
+	for (;;) {
+		ssize_t n;
+
+		if (f->spos == f->send) {
+			f->spos = f->send = 0;
+		} else if (f->spos && f->scap - f->send < SBUF_MIN) {
+			memmove(f->sbuf, f->sbuf + f->spos, f->send - f->spos);
+			f->send -= f->spos;
+			f->spos = 0;
+		}
+		if (f->scap - f->send < SBUF_MIN) {
+			size_t cap = f->scap ? 2 * f->scap : 4 * SBUF_MIN;
+			char *nb;
+
+			if (f->scap >= SBUF_MAX)
+				return 0;	/* the rest stays queued */
+			nb = realloc(f->sbuf, cap);
+			if (!nb) {
+				errno = ENOMEM;
+				return -1;
+			}
+			f->sbuf = nb;
+			f->scap = cap;
+		}
+		n = read(in->ifd, f->sbuf + f->send, f->scap - f->send);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			f->win_end = f->consumed;	/* nothing queued */
+		if (n <= 0)
+			return (int)n;
+		f->send += (size_t)n;
+		f->consumed += (uint64_t)n;
+		if (once)
+			return 1;
+	}
+}
+
+static void backlog(struct inofd *in)
+{
+	int e = errno;
+
+	fill(in, false);
+	errno = e;
+}
+
+bool inofd__fan_pending(const struct inofd *in)
+{
+	return in->fan && in->fan->spos < in->fan->send;
+}
+
+ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
+{
+	struct inofd__fan *f = in->fan;
+	struct out o = { .p = buf, .end = (char *)buf + len };
+
+	for (;;) {
+		int r;
+
+		while (f->spos < f->send) {
+			size_t left = f->send - f->spos;
+			uint32_t elen = 0;
+
+			if (left >= sizeof(elen))
+				memcpy(&elen, f->sbuf + f->spos, sizeof(elen));
+			if (left < FAN_EVENT_METADATA_LEN ||
+			    elen < FAN_EVENT_METADATA_LEN || elen > left) {
+				f->spos = f->send;	/* torn: cannot be */
+				break;
+			}
+			if (f->win_end && f->consumed - f->send + f->spos >=
+			    f->win_end) {
+				f->nwin = 0;
+				f->win_end = 0;
+			}
+			if (!convert(in, f->sbuf + f->spos, elen,
+				     f->consumed - f->send + f->spos, &o))
+				return o.p - (char *)buf;
+			f->spos += elen;
+		}
+		if (o.p != (char *)buf)
+			return o.p - (char *)buf;
+		r = fill(in, true);
+		if (r <= 0)
+			return r;
+	}
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef INOFD_FANOTIFY_H
+#define INOFD_FANOTIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "types.h"
+
+/*
+ * The fanotify backend: an unprivileged FAN_REPORT_DFID_NAME |
+ * FAN_REPORT_FID group, inode marks by fd, objects known by fsid + file
+ * handle and numbered like inotify's wds.  Its read turns fanotify records
+ * into inotify records (struct inotify_event, names padded as the kernel
+ * pads them), so everything above the backend reads one format.
+ */
+
+/* Make the group: in->ifd becomes its fd (the old one is closed). */
+INOFD__HIDDEN int inofd__fan_open(struct inofd *in);
+INOFD__HIDDEN void inofd__fan_free(struct inofd *in);
+/* inofd__backend_add()'s rules, on fanotify: the wd, or -errno.  at: the
+ * name fd was opened by (O_PATH, not a directory), or NULL. */
+INOFD__HIDDEN int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
+				 const struct inofd__fan_at *at);
+INOFD__HIDDEN int inofd__fan_rm(struct inofd *in, int wd);
+/* read(2) of in->ifd as inotify records: bytes, or -1 and errno. */
+INOFD__HIDDEN ssize_t inofd__fan_read(struct inofd *in, void *buf,
+				      size_t len);
+/* Records read from the group and not handed out yet (timeout 0). */
+INOFD__HIDDEN bool inofd__fan_pending(const struct inofd *in);
+/* The wds whose kernel marks live (fdinfo): 0, or -1 when unknown. */
+INOFD__HIDDEN int inofd__fan_live_wds(struct inofd *in, int **out,
+				      size_t *n);
+
+#endif
