@@ -46,9 +46,11 @@ export ACCEL ACCEL_CACHE
 KTAR61  := /usr/src/linux-source-6.1.tar.xz
 empty   :=
 space   := $(empty) $(empty)
-# $(call series_tag,FD,EVPATH): "" for FD EVPATH, -fdonly for FD alone,
-# a tag naming the series otherwise.
-series_tag = $(if $(filter-out $(1) $(2),$(SERIES)),-$(subst /,_,$(subst $(space),+,$(strip $(SERIES)))),$(if $(filter $(2),$(SERIES)),,-fdonly))
+# $(call series_tag,FD,EVPATH): "" for SERIES = FD EVPATH, -fdonly for
+# FD alone, a tag naming the series otherwise (EVPATH alone included: it
+# must not reset the default tree).
+series_joined = $(subst $(space),+,$(strip $(SERIES)))
+series_tag = $(if $(filter x$(series_joined),x$(1)+$(2)),,$(if $(filter x$(series_joined),x$(1)),-fdonly,-$(subst /,_,$(series_joined))))
 ifeq ($(KERNEL),6.1)
 KTAR    ?= $(KTAR61)
 SERIES  ?= patches patches/event-path
