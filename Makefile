@@ -41,26 +41,37 @@ export ACCEL ACCEL_CACHE
 # series (patches/), then the event-path series (patches/event-path/);
 # SERIES=patches builds the watch-by-fd series alone, in a tree and build
 # directories of its own (suffix -fdonly), so that the two kernels never
-# rebuild each other.  On 6.12 the watch-by-fd series (patches/6.12/).
+# rebuild each other.  On 6.12 the same with patches/6.12/ and
+# patches/6.12/event-path/ (SERIES=patches/6.12: the fd series alone).
 KTAR61  := /usr/src/linux-source-6.1.tar.xz
+empty   :=
+space   := $(empty) $(empty)
+# $(call series_tag,FD,EVPATH): "" for SERIES = FD EVPATH, -fdonly for
+# FD alone, a tag naming the series otherwise (EVPATH alone included: it
+# must not reset the default tree).
+series_joined = $(subst $(space),+,$(strip $(SERIES)))
+series_tag = $(if $(filter x$(series_joined),x$(1)+$(2)),,$(if $(filter x$(series_joined),x$(1)),-fdonly,-$(subst /,_,$(series_joined))))
 ifeq ($(KERNEL),6.1)
 KTAR    ?= $(KTAR61)
 SERIES  ?= patches patches/event-path
-empty   :=
-space   := $(empty) $(empty)
-SERIES_TAG := $(if $(filter-out patches patches/event-path,$(SERIES)),-$(subst /,_,$(subst $(space),+,$(strip $(SERIES)))),$(if $(filter patches/event-path,$(SERIES)),,-fdonly))
+FD_ONLY := patches
+SERIES_TAG := $(call series_tag,patches,patches/event-path)
+GB_BASE := $(B)/guest-$(VARIANT)
 KSRC    := $(CACHE)/linux$(SERIES_TAG)
 KBUILD  := $(CACHE)/build-$(VARIANT)$(SERIES_TAG)
-GB      := $(B)/guest-$(VARIANT)$(SERIES_TAG)
+GB      := $(GB_BASE)$(SERIES_TAG)
 SERIES_WORK := $(CACHE)/series$(SERIES_TAG)
 POST_OUT := $(B)/post
 else ifeq ($(KERNEL),6.12)
 KTAR    ?= /usr/src/linux-source-6.12.tar.xz
-SERIES  ?= patches/6.12
-KSRC    := $(CACHE)/linux-6.12
-KBUILD  := $(CACHE)/build-6.12-$(VARIANT)
-GB      := $(B)/guest-6.12-$(VARIANT)
-SERIES_WORK := $(CACHE)/series-6.12
+SERIES  ?= patches/6.12 patches/6.12/event-path
+FD_ONLY := patches/6.12
+SERIES_TAG := $(call series_tag,patches/6.12,patches/6.12/event-path)
+GB_BASE := $(B)/guest-6.12-$(VARIANT)
+KSRC    := $(CACHE)/linux-6.12$(SERIES_TAG)
+KBUILD  := $(CACHE)/build-6.12-$(VARIANT)$(SERIES_TAG)
+GB      := $(GB_BASE)$(SERIES_TAG)
+SERIES_WORK := $(CACHE)/series-6.12$(SERIES_TAG)
 POST_OUT := $(B)/post-6.12
 KOBJ_EST := 1170
 # tinyconfig selects SLUB_TINY there, which rules out SLUB_DEBUG
@@ -108,7 +119,8 @@ help:
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-evpath   bench 1a.change on the fd series alone and with the event-path series (two boots)"
 	@echo "make bench-evpath-stages   the event path's cost per stage, in instructions (ACCEL=icount)"
-	@echo "SERIES=patches   the kernel with the fd series alone (default: patches patches/event-path)"
+	@echo "SERIES=patches   the kernel with the fd series alone (default: patches patches/event-path;"
+	@echo "                 on 6.12 SERIES=patches/6.12, default patches/6.12 patches/6.12/event-path)"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
@@ -292,10 +304,14 @@ qemu: need kernel initramfs
 
 # Benchmarks: one guest boot, ratios printed by tests/bench/run.sh, then
 # the tables and SVG plots made from that log (the run's status is kept).
+# BENCH_LINES and BENCH_ROUNDS override run.sh's loop sizes (1a: 100,000
+# lines, 5 rounds), for the slow ACCEL=icount runs.
 BENCH_OUT := $(GB)/bench-report
 bench: need kernel initramfs
 	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log \
-		$(if $(BENCH),inofd.bench=$(BENCH)); rc=$$?; \
+		$(if $(BENCH),inofd.bench=$(BENCH)) \
+		$(if $(BENCH_LINES),inofd.bench_lines=$(BENCH_LINES)) \
+		$(if $(BENCH_ROUNDS),inofd.bench_rounds=$(BENCH_ROUNDS)); rc=$$?; \
 	scripts/bench-report.py $(GB)/bench.log $(BENCH_OUT) || rc=1; exit $$rc
 
 # Bench 1a (BENCH_EVPATH: the change-mask rows by default) on the kernel
@@ -304,10 +320,10 @@ bench: need kernel initramfs
 BENCH_EVPATH ?= 1a.change
 bench-evpath:
 	@rc=0; \
-	$(MAKE) --no-print-directory bench SERIES=patches BENCH=$(BENCH_EVPATH) || rc=1; \
+	$(MAKE) --no-print-directory bench SERIES=$(FD_ONLY) BENCH=$(BENCH_EVPATH) || rc=1; \
 	$(MAKE) --no-print-directory bench BENCH=$(BENCH_EVPATH) || rc=1; \
 	for k in -fdonly ""; do \
-		log=$(B)/guest-$(VARIANT)$$k/bench.log; \
+		log=$(GB_BASE)$$k/bench.log; \
 		echo "bench-evpath: $$(grep -m1 '^bench: [0-9]* cpus' $$log) ($$log)"; \
 		grep '^notify ' $$log | sed 's/^notify /  /; s/  (.*//'; \
 	done; exit $$rc

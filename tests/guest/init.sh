@@ -9,7 +9,8 @@
 #   inofd.mode=demo    run /demo.sh, the examples/watch-fd story
 #   inofd.mode=shell   an interactive shell on the serial console
 #   inofd.mode=bench   run /bench/run.sh if present (inofd.bench=P1,P2:
-#                      only the steps whose id contains one of the patterns)
+#                      only the steps whose id contains one of the patterns;
+#                      inofd.bench_lines=N, inofd.bench_rounds=N: the 1a sizes)
 # It ends QEMU through the isa-debug-exit device: 0 = pass, 1 = fail.
 
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -34,6 +35,8 @@ for arg in $(cat /proc/cmdline); do
 	inofd.mode=*) mode=${arg#inofd.mode=} ;;
 	inofd.tests=*) only=${arg#inofd.tests=} ;;
 	inofd.bench=*) export BENCH_ONLY=${arg#inofd.bench=} ;;
+	inofd.bench_lines=*) export BENCH_LINES=${arg#inofd.bench_lines=} ;;
+	inofd.bench_rounds=*) export BENCH_ROUNDS=${arg#inofd.bench_rounds=} ;;
 	inofd.soak=*) soak=${arg#inofd.soak=} ;;
 	inofd.oracle=*) oracle=${arg#inofd.oracle=} ;;
 	esac
