@@ -894,6 +894,8 @@ static int settle(struct inofd *in)
 	 * older event is given a path from after it.
 	 */
 	if (!in->more) {
+		/* mounted over or uncovered: watched again (mounts.c) */
+		inofd__mounts_check(in);
 		/*
 		 * Paced by the queue: a walk reports what it finds, so it
 		 * lists no more entries than the queue has room for (a
