@@ -894,8 +894,6 @@ static int settle(struct inofd *in)
 	 * older event is given a path from after it.
 	 */
 	if (!in->more) {
-		/* mounted over or uncovered: watched again (mounts.c) */
-		inofd__mounts_check(in);
 		/*
 		 * Paced by the queue: a walk reports what it finds, so it
 		 * lists no more entries than the queue has room for (a
@@ -984,6 +982,10 @@ int inofd__read(struct inofd *in)
 			r = read_backlog(in);
 		if (r < 0)
 			return r;
+		/* read(2) said EAGAIN: with every record parsed, the paths
+		 * are today's; mounted over or uncovered (mounts.c) */
+		if (!in->more)
+			inofd__mounts_check(in);
 		ready = settle(in);
 		/*
 		 * Read until EAGAIN (edge-triggered epoll needs that) or until

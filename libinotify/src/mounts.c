@@ -40,6 +40,7 @@
 
 #define MOUNTINFO	"/proc/self/mountinfo"
 #define MNT_NS		"/proc/self/ns/mnt"
+#define MAX_TRIES	3	/* table reads for a mount not placed */
 
 static int open_info(void)
 {
@@ -204,6 +205,7 @@ static int read_table(int fd, char **bufp, struct inofd__mnt **tabp, size_t *np)
 		}
 		tab[n].id = atoi(f[0]);
 		tab[n].off = (size_t)(f[4] - buf);
+		tab[n].src = (size_t)(f[2] - buf);
 		n++;
 	}
 	qsort(tab, n, sizeof(*tab), cmp_mnt);
@@ -225,6 +227,14 @@ struct item {
 	bool		own;		/* path is malloc()ed */
 };
 
+/* Same device and root (two NUL-terminated fields, one after the other)? */
+static bool same_src(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	return la == lb && !memcmp(a, b, la) && !strcmp(a + la + 1, b + lb + 1);
+}
+
 static int cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
@@ -236,7 +246,7 @@ static int cmp_item(const void *a, const void *b)
 
 /* Mount id's point is entry name of tree r's node of kernel watch wd. */
 static void record(struct inofd *in, int id, int reg, int wd,
-		   const char *name)
+		   const char *name, const struct stat *st)
 {
 	struct inofd__mrec *v;
 	size_t i;
@@ -244,7 +254,9 @@ static void record(struct inofd *in, int id, int reg, int wd,
 	for (i = 0; i < in->nmrec; i++) {
 		v = &in->mrec[i];
 		if (v->mnt == id && v->reg == reg) {
-			if (v->wd == wd && !strcmp(v->name, name))
+			if (v->wd == wd && !strcmp(v->name, name) &&
+			    (!st || (v->dev == st->st_dev &&
+				     v->ino == st->st_ino)))
 				return;
 			break;
 		}
@@ -267,6 +279,8 @@ static void record(struct inofd *in, int id, int reg, int wd,
 	v->mnt = id;
 	v->reg = reg;
 	v->wd = wd;
+	v->dev = st ? st->st_dev : 0;
+	v->ino = st ? st->st_ino : 0;
 	v->name = strdup(name);
 	if (!v->name)
 		*v = in->mrec[--in->nmrec];
@@ -357,21 +371,37 @@ static void one_point(struct inofd *in, struct inofd__reg *r,
 		c = inofd__node_child(m, comp);
 		if (!*s)
 			break;
-		if (!c)
-			return;		/* not watched (excluded, too deep) */
+		if (!c) {
+			/*
+			 * Not watched (excluded, too deep), or not yet: a
+			 * walk to come may reach it, or records not read
+			 * yet rename what leads to it.  Then the table is
+			 * read again after the next batch (its paths are
+			 * current then); for the records, a few times.
+			 */
+			if (inofd__walk_pending(in) || in->dhead ||
+			    (in->mtries < MAX_TRIES &&
+			     inofd__tree_wants(r, m, comp, r->dev)))
+				in->mretry = true;
+			return;
+		}
 		m = c;
 		s++;
 	}
-	if (it->here)
-		record(in, it->id, r->id, m->kw->wd, comp);
-	if (!look)
-		return;
 	if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (it->here)
+			record(in, it->id, r->id, m->kw->wd, comp, NULL);
+		if (!look)
+			return;
 		/* the table does not match the names: a re-walk says */
 		if (c)
 			in->rescan_due = in->crawl_due = true;
 		return;
 	}
+	if (it->here)
+		record(in, it->id, r->id, m->kw->wd, comp, &st);
+	if (!look)
+		return;
 	if (c && st.st_dev == c->kw->dev && st.st_ino == c->kw->ino)
 		return;			/* what the tree holds: no change */
 	if (!c && !inofd__tree_wants(r, m, comp, st.st_dev))
@@ -428,7 +458,7 @@ static size_t went(struct inofd *in, int id, const char *old, struct item *v)
 		struct inofd__reg *r = inofd__reg_find(in, x->reg);
 		struct inofd__kw *kw = inofd__kw_find(in, x->wd);
 		struct inofd__mem *m = r && kw ? inofd__mem_of(kw, r) : NULL;
-		const char *dir;
+		const char *dir, *name = x->name;
 		char *real, *p;
 		size_t dl;
 
@@ -436,11 +466,24 @@ static size_t went(struct inofd *in, int id, const char *old, struct item *v)
 			i++;
 			continue;
 		}
+		/* the mount's root, by identity, wherever renames took it */
+		if (r && x->ino) {
+			int nwd = inofd__kwd_of(in, x->dev, x->ino);
+			struct inofd__kw *nkw = nwd >= 0 ?
+						inofd__kw_find(in, nwd) : NULL;
+			struct inofd__mem *c = nkw ? inofd__mem_of(nkw, r) :
+					       NULL;
+
+			if (c && c->parent && c->name) {
+				m = c->parent;
+				name = c->name;
+			}
+		}
 		dir = m ? inofd__mem_path(in, m, &dl) : NULL;
 		real = dir ? realpath(dir, NULL) : NULL;
 		if (real && asprintf(&p, "%s%s%s", real,
 				     strcmp(real, "/") ? "/" : "",
-				     x->name) > 0) {
+				     name) > 0) {
 			v[n++] = (struct item){ .path = p, .id = id,
 						.here = false, .own = true };
 		}
@@ -459,6 +502,7 @@ void inofd__mounts_check(struct inofd *in)
 	struct item *v;
 	size_t n = 0, i, j, nv = 0;
 	char *buf = NULL;
+	bool retry;
 	int e;
 
 	if (!in->mtrees || in->mfd < 0)
@@ -466,7 +510,13 @@ void inofd__mounts_check(struct inofd *in)
 	/* POLLPRI once per change of the table (and open file) */
 	if (poll(&pf, 1, 0) < 0)
 		return;
-	if (in->mknown && !(pf.revents & (POLLPRI | POLLERR)))
+	retry = in->mretry;
+	in->mretry = false;
+	if (pf.revents & (POLLPRI | POLLERR))
+		in->mtries = 0;
+	else if (retry)
+		in->mtries++;
+	else if (in->mknown)
 		return;
 	e = read_table(in->mfd, &buf, &tab, &n);
 	if (e) {
@@ -498,9 +548,10 @@ void inofd__mounts_check(struct inofd *in)
 						 .here = true };
 			j++;
 		} else {
-			if (strcmp(op, np)) {
-				v[nv++] = (struct item){ .path = op,
-							 .id = o->id };
+			if (strcmp(op, np) || !same_src(in->mnames + o->src,
+							 buf + w->src)) {
+				/* moved, or gone and its id taken again */
+				nv += went(in, o->id, op, v + nv);
 				v[nv++] = (struct item){ .path = np,
 							 .id = w->id,
 							 .here = true };
@@ -525,6 +576,14 @@ void inofd__mounts_check(struct inofd *in)
 		for (i = 0; i < k; i++)
 			if (v[i].own)
 				free((char *)v[i].path);
+	}
+	if (retry) {
+		/* every mount, where it is now (the same ones: no change) */
+		for (i = 0; i < n; i++)
+			v[i] = (struct item){ .path = buf + tab[i].off,
+					      .id = tab[i].id, .here = true };
+		qsort(v, n, sizeof(*v), cmp_item);
+		act(in, v, n, NULL);
 	}
 	free(v);
 keep:

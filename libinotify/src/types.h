@@ -100,6 +100,7 @@ struct inofd__arena {
 struct inofd__mnt {
 	int			id;
 	size_t			off;		/* path in the names buffer */
+	size_t			src;		/* "major:minor", then root */
 };
 
 /* A mount point inside a tree, held by its parent node (mounts.c): where
@@ -109,6 +110,8 @@ struct inofd__mrec {
 	int			reg;		/* the tree */
 	int			wd;		/* its parent node's kernel watch */
 	char			*name;		/* its name there */
+	dev_t			dev;		/* the mount's root, as seen */
+	ino_t			ino;
 };
 
 /* One kernel watch (one wd).  Several members may share it. */
@@ -332,6 +335,9 @@ struct inofd {
 	int			merr;		/* mounts not seen: why, or 0 */
 	bool			mtrees;		/* a tree was made: look */
 	bool			mknown;		/* mtab: the table last read */
+	bool			mretry;		/* a mount the tree could not
+						 * place: read the table again */
+	unsigned int		mtries;		/* retries since a change */
 	ino_t			mns;		/* the mount namespace's inode */
 	struct inofd__mnt	*mtab;		/* by id */
 	size_t			nmtab;
