@@ -34,19 +34,29 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "mounts.h"
 
 #define MOUNTINFO	"/proc/self/mountinfo"
 #define MNT_NS		"/proc/self/ns/mnt"
+#define PROC_MAGIC	0x9fa0	/* PROC_SUPER_MAGIC */
 #define MAX_TRIES	3	/* table reads for a mount not placed */
 
+/* The mount table, from procfs only: anything else never says a change. */
 static int open_info(void)
 {
 	int fd = open(MOUNTINFO, O_RDONLY | O_CLOEXEC);
+	struct statfs sfs;
 
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != PROC_MAGIC) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
 }
 
 static ino_t ns_ino(void)

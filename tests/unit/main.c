@@ -10,6 +10,7 @@ TESTS(core)
 TESTS(walk)
 TESTS(api)
 TESTS(identity)
+TESTS(mounts)
 
 int main(void)
 {
@@ -22,6 +23,7 @@ int main(void)
 		{ walk_tests, &walk_ntests },
 		{ api_tests, &api_ntests },
 		{ identity_tests, &identity_ntests },
+		{ mounts_tests, &mounts_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
