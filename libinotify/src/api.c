@@ -148,7 +148,7 @@ void inofd_free(struct inofd *in)
 
 int inofd_fd(const struct inofd *in)
 {
-	return in ? in->epfd : -EINVAL;	/* ifd and the mount table */
+	return in ? inofd__mounts_fd(in) : -EINVAL;	/* mounts.c */
 }
 
 int inofd_backend(const struct inofd *in)

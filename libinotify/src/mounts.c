@@ -112,16 +112,29 @@ int inofd__mounts_init(struct inofd *in)
 
 	in->mwake = in->mfd = -1;
 	in->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (in->epfd < 0)
-		return -errno;
 	/* main-loop friendly as the inotify descriptor was (never read) */
-	if (fcntl(in->epfd, F_SETFL, O_NONBLOCK) < 0)
-		return -errno;
-	e.data.fd = in->ifd;
-	if (epoll_ctl(in->epfd, EPOLL_CTL_ADD, in->ifd, &e) < 0)
-		return -errno;
-	open_infos(in);
+	if (in->epfd >= 0 && fcntl(in->epfd, F_SETFL, O_NONBLOCK) == 0) {
+		e.data.fd = in->ifd;
+		if (epoll_ctl(in->epfd, EPOLL_CTL_ADD, in->ifd, &e) == 0) {
+			open_infos(in);
+			return 0;
+		}
+	}
+	/*
+	 * No epoll instance (RLIMIT_NOFILE, memory): the instance still
+	 * works, inofd_fd() is the backend's descriptor itself, and mounts
+	 * are not seen (each tree says so).
+	 */
+	in->merr = -errno;
+	if (in->epfd >= 0)
+		close(in->epfd);
+	in->epfd = -1;
 	return 0;
+}
+
+int inofd__mounts_fd(const struct inofd *in)
+{
+	return in->epfd >= 0 ? in->epfd : in->ifd;
 }
 
 /* \ooo escapes of a mountinfo field (space, tab, newline, backslash) */
@@ -627,7 +640,7 @@ void inofd__mounts_tree_new(struct inofd *in)
 {
 	in->mtrees = true;
 	/* made after a setns()/unshare() of the mount namespace: follow it */
-	if (in->epfd >= 0 && ns_ino() != in->mns)
+	if (in->epfd >= 0 && (in->mfd < 0 || ns_ino() != in->mns))
 		open_infos(in);
 	inofd__mounts_check(in);
 }

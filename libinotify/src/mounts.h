@@ -17,9 +17,11 @@
  * tree").
  */
 
-/* The epoll instance and the mountinfo descriptors; 0 or -errno (only the
- * epoll instance is needed: without mountinfo, in->merr says why). */
+/* The epoll instance and the mountinfo descriptors, if they can be made
+ * (else in->merr says why: mounts are not seen); 0. */
 INOFD__HIDDEN int inofd__mounts_init(struct inofd *in);
+/* What inofd_fd() returns: the epoll instance, or without one ifd. */
+INOFD__HIDDEN int inofd__mounts_fd(const struct inofd *in);
 INOFD__HIDDEN void inofd__mounts_free(struct inofd *in);
 /* Before a tree's first walk: look at the table (acting on the trees that
  * exist), so that it is known when the new one starts. */

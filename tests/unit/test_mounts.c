@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 
 #define NEV	512
 
@@ -367,10 +368,65 @@ static void mount_table_missing_said(void **state)
 	expect(*state, no_table_child);
 }
 
+/*
+ * One descriptor left for inofd_new(): the instance still works, with the
+ * inotify descriptor as inofd_fd() and no mount table; a tree says so.
+ */
+static int short_fds_body(struct fx *f)
+{
+	struct rlimit rl = { 64, 64 };
+	int d, last = -1, wd, i, fds[64], n = 0;
+	struct inofd *in;
+	char link[64], buf[64];
+	ssize_t k;
+
+	CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, 2);
+	while ((d = dup(0)) >= 0 && n < 64)
+		fds[n++] = last = d;
+	CHECK(last >= 0, 3);
+	close(fds[--n]);
+	CHECK(inofd_new(&in, NULL) == 0, 4);
+	while (n)
+		close(fds[--n]);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", inofd_fd(in));
+	k = readlink(link, buf, sizeof(buf) - 1);
+	CHECK(k > 0, 5);
+	buf[k] = '\0';
+	CHECK(!strcmp(buf, "anon_inode:inotify"), 6);
+	MKD(P(f, "t"));
+	wd = inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 7);
+	CHECK(pump(in, 50) == 0, 8);
+	i = seen(0, INOFD_EV_ERROR, 0, P(f, "t"));
+	CHECK(i >= 0 && L.e[i].error == -EOPNOTSUPP, 9);
+	MKF(P(f, "t/x"));
+	CHECK(pump(in, 50) == 0, 10);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/x")) >= 0, 11);
+	inofd_free(in);
+	return 0;
+}
+
+static int short_fds_child(void *arg)
+{
+	int r;
+
+	L.n = 0;
+	r = short_fds_body(arg);
+	if (r)
+		show();
+	return r;
+}
+
+static void mount_table_fds_short(void **state)
+{
+	assert_int_equal(in_child(short_fds_child, *state), 0);
+}
+
 DEFINE_TESTS(mounts,
 	T(mount_tmpfs_in_tree),
 	T(mount_bind_in_tree),
 	T(mount_umount_after_renames),
 	T(mount_over_root_is_lost),
 	T(mount_table_missing_said),
+	T(mount_table_fds_short),
 )
