@@ -294,6 +294,61 @@ static void mount_umount_after_renames(void **state)
 }
 
 /*
+ * A mount inside a mount inside the tree (not drawn by the oracle's -M):
+ * each is followed in turn, and each umount gives the directory under it
+ * back.
+ */
+static int nested_body(struct fx *f)
+{
+	int wd, i;
+
+	MKD(P(f, "t"));
+	MKD(P(f, "t/sub"));
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 2);
+	CHECK(mount("inofd", P(f, "t/sub"), "tmpfs", 0, NULL) == 0, 3);
+	CHECK(pump(f->in, 50) == 0, 4);
+	MKD(P(f, "t/sub/in"));
+	MKF(P(f, "t/sub/in/under"));
+	CHECK(pump(f->in, 50) == 0, 5);
+	i = L.n;
+	CHECK(mount("inofd", P(f, "t/sub/in"), "tmpfs", 0, NULL) == 0, 6);
+	CHECK(pump(f->in, 50) == 0, 7);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub/in")) >= 0, 8);
+	MKF(P(f, "t/sub/in/x"));
+	CHECK(pump(f->in, 50) == 0, 9);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/in/x")) >= 0, 10);
+	CHECK(inofd_watch_count(f->in) == 3, 11);
+	i = L.n;
+	CHECK(umount(P(f, "t/sub/in")) == 0, 12);
+	CHECK(pump(f->in, 50) == 0, 13);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub/in")) >= 0, 14);
+	CHECK(access(P(f, "t/sub/in/under"), F_OK) == 0, 15);
+	MKF(P(f, "t/sub/in/y"));
+	CHECK(pump(f->in, 50) == 0, 16);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/in/y")) >= 0, 17);
+	i = L.n;
+	CHECK(umount(P(f, "t/sub")) == 0, 18);
+	CHECK(pump(f->in, 50) == 0, 19);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub")) >= 0, 20);
+	MKF(P(f, "t/sub/z"));
+	CHECK(pump(f->in, 50) == 0, 21);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/z")) >= 0, 22);
+	CHECK(inofd_watch_count(f->in) == 2, 23);
+	return 0;
+}
+
+static int nested_child(void *arg)
+{
+	return run(arg, nested_body);
+}
+
+static void mount_nested_in_tree(void **state)
+{
+	expect(*state, nested_child);
+}
+
+/*
  * Limit (DESIGN.md): a mount over the root itself.  The root's path leads
  * to another directory: the tree is lost, said once (INOFD_EVF_LOST), not
  * reported under paths that name the mount's files.
@@ -426,6 +481,7 @@ DEFINE_TESTS(mounts,
 	T(mount_tmpfs_in_tree),
 	T(mount_bind_in_tree),
 	T(mount_umount_after_renames),
+	T(mount_nested_in_tree),
 	T(mount_over_root_is_lost),
 	T(mount_table_missing_said),
 	T(mount_table_fds_short),
