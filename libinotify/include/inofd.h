@@ -144,7 +144,9 @@ enum inofd_event_type {
 	INOFD_EV_MOVE_OUT,	/* IN_MOVED_FROM with no IN_MOVED_TO in time */
 	INOFD_EV_MOVE_IN,	/* IN_MOVED_TO with no IN_MOVED_FROM */
 	INOFD_EV_RESCAN,	/* events were lost (IN_Q_OVERFLOW, a full
-				 * queue, no memory): rescan */
+				 * queue, no memory): rescan; wd -1.  A tree's
+				 * wd: rescan the directory path names (a
+				 * mount or umount changed it) */
 	INOFD_EV_CHANGED,	/* coalescing mode: the watched object changed */
 	INOFD_EV_ERROR,		/* a recursive watch could not follow; see error */
 };
@@ -187,7 +189,8 @@ enum inofd_event_type {
  * entry as fanotify's DFID_NAME does; in a tree, the tree's directory the
  * entry is in, not the tree's root); for an event without a name, the
  * object itself.  INOFD_EV_RENAME: the destination directory;
- * INOFD_EV_MOVE_OUT: the source directory.  0 for INOFD_EV_RESCAN, for a
+ * INOFD_EV_MOVE_OUT: the source directory.  0 for INOFD_EV_RESCAN (a
+ * tree's gives the directory holding the one to rescan), for a
  * tree's INOFD_EVF_LOST error (the root's are given) and when stat(2)
  * failed.  inotify never says an entry's own inode; these do not either.
  *
@@ -202,7 +205,7 @@ enum inofd_event_type {
 struct inofd_event {
 	uint64_t	seq;
 	int		type;		/* enum inofd_event_type */
-	int		wd;		/* -1 for INOFD_EV_RESCAN */
+	int		wd;		/* -1 for INOFD_EV_RESCAN (but see there) */
 	uint32_t	mask;		/* IN_* bits; OR of all for CHANGED */
 	uint32_t	cookie;
 	unsigned int	flags;		/* INOFD_EVF_* */

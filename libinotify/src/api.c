@@ -101,7 +101,7 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 	in = calloc(1, sizeof(*in));
 	if (!in)
 		return -ENOMEM;
-	in->ifd = -1;
+	in->ifd = in->epfd = in->mwake = in->mfd = -1;
 	in->flags = flags;
 	in->pair_ms = pair_ms ? pair_ms : INOFD__PAIR_MS;
 	in->coalesce_ms = coalesce_ms;
@@ -126,6 +126,9 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 	r = inofd__backend_pick(in);
 	if (r)
 		goto err;
+	r = inofd__mounts_init(in);
+	if (r)
+		goto err;
 	*out = in;
 	return 0;
 err:
@@ -137,6 +140,7 @@ void inofd_free(struct inofd *in)
 {
 	if (!in)
 		return;
+	inofd__mounts_free(in);
 	if (in->ifd >= 0)
 		close(in->ifd);
 	inofd__backend_free(in);
@@ -151,7 +155,7 @@ void inofd_free(struct inofd *in)
 
 int inofd_fd(const struct inofd *in)
 {
-	return in ? in->ifd : -EINVAL;
+	return in ? inofd__mounts_fd(in) : -EINVAL;	/* mounts.c */
 }
 
 int inofd_backend(const struct inofd *in)
@@ -522,6 +526,7 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 	r->dev = st.st_dev;
 	r->path = abs_path(dirfd, path, fd);
 	inofd__born(in, r, inofd__stream_now(in));	/* before its marks */
+	inofd__mounts_tree_new(in);	/* the table as the walk starts */
 	mark = inofd__q_mark(in);
 	e = walk_root(in, r, fd, &st);
 	if (e < 0) {
@@ -531,6 +536,7 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 		goto out;
 	}
 	inofd__tree_link_parent(in, r, fd);
+	inofd__mounts_tree_made(in, r);
 	e = r->id;
 out:
 	if (own)
@@ -627,6 +633,8 @@ static const struct {
 	{ EIO, "input/output error" },
 	{ EFAULT, "bad address" },
 	{ ENOTTY, "inappropriate ioctl (no INOTIFY_WATCH in this kernel)" },
+	{ EOPNOTSUPP, "mounts inside a recursive watch cannot be seen "
+		      "(/proc/self/mountinfo cannot be opened)" },
 	{ ENODEV, "no such device" },
 	{ EOVERFLOW, "value too large" },
 };

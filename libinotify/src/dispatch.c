@@ -1069,6 +1069,10 @@ int inofd__read(struct inofd *in)
 			r = read_backlog(in);
 		if (r < 0)
 			return r;
+		/* read(2) said EAGAIN: with every record parsed, the paths
+		 * are today's; mounted over or uncovered (mounts.c) */
+		if (!in->more)
+			inofd__mounts_check(in);
 		ready = settle(in);
 		/*
 		 * Read until EAGAIN (edge-triggered epoll needs that) or until

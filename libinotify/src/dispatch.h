@@ -2,6 +2,7 @@
 #ifndef INOFD_DISPATCH_H
 #define INOFD_DISPATCH_H
 
+#include "mounts.h"
 #include "tree.h"
 #include "types.h"
 

@@ -1263,6 +1263,14 @@ void inofd__tree_newdir(struct inofd *in, struct inofd__mem *m,
 		in->rescan_due = in->crawl_due = true;
 }
 
+bool inofd__tree_wants(const struct inofd__reg *r, const struct inofd__mem *m,
+			const char *name, dev_t dev)
+{
+	return !excluded(r, name) &&
+	       !(r->max_depth && m->depth + 1 > r->max_depth) &&
+	       !((r->tflags & INOFD_TREE_XDEV) && dev != r->dev);
+}
+
 void inofd__tree_node_moved(struct inofd *in, struct inofd__mem *c,
 			    unsigned int was)
 {

@@ -26,6 +26,11 @@ INOFD__HIDDEN void inofd__walk_hook(struct inofd *in,
 /* A directory appeared as name in tree node m. */
 INOFD__HIDDEN void inofd__tree_newdir(struct inofd *in, struct inofd__mem *m,
 				      const char *name);
+/* Would tree r watch a directory (on device dev) as entry name of node m?
+ * (exclude patterns, max_depth, INOFD_TREE_XDEV) */
+INOFD__HIDDEN bool inofd__tree_wants(const struct inofd__reg *r,
+				     const struct inofd__mem *m,
+				     const char *name, dev_t dev);
 /* After a loss: re-walk every tree, then drop what the walk did not reach. */
 INOFD__HIDDEN void inofd__tree_crawl(struct inofd *in);
 /* The tree's root moved where the library cannot see: say so, once. */

@@ -13,6 +13,7 @@
  *   queue.c     the bounded queue of ready events
  *   pair.c      pending rename halves by cookie, coalescing windows, emit
  *   tree.c      recursive watches: iterative walks, crawl generations
+ *   mounts.c    the mount table: mounts and umounts inside trees
  *   dispatch.c  raw event bytes -> table updates and events; inofd__feed()
  *   api.c       the public inofd_* functions
  * Every internal name starts with inofd__ and is hidden: libinofd.a and the
@@ -102,6 +103,24 @@ struct inofd__arena {
 	struct inofd__chunk	*head;	/* chunk in use; full ones follow */
 	struct inofd__chunk	*spare;	/* emptied chunks, reused */
 	char			*cur, *end;	/* free part of head */
+};
+
+/* A mount of the table (mounts.c): its id and mount point. */
+struct inofd__mnt {
+	int			id;
+	size_t			off;		/* path in the names buffer */
+	size_t			src;		/* "major:minor", then root */
+};
+
+/* A mount point inside a tree, held by its parent node (mounts.c): where
+ * the mount is when it goes, whatever renames happened since. */
+struct inofd__mrec {
+	int			mnt;		/* mount id */
+	int			reg;		/* the tree */
+	int			wd;		/* its parent node's kernel watch */
+	char			*name;		/* its name there */
+	dev_t			dev;		/* the mount's root, as seen */
+	ino_t			ino;
 };
 
 /* One kernel watch (one wd).  Several members may share it. */
@@ -328,6 +347,24 @@ struct inofd {
 	 * the latest registration's born */
 	uint64_t		kpos, cur_pos, born_max;
 	bool			at_rec;
+
+	/* mounts.c */
+	int			epfd;		/* inofd_fd(): ifd and mwake */
+	int			mwake;		/* mountinfo in epfd, or -1 */
+	int			mfd;		/* mountinfo polled and read
+						 * here only, or -1 */
+	int			merr;		/* mounts not seen: why, or 0 */
+	bool			mtrees;		/* a tree was made: look */
+	bool			mknown;		/* mtab: the table last read */
+	bool			mretry;		/* a mount the tree could not
+						 * place: read the table again */
+	unsigned int		mtries;		/* retries since a change */
+	ino_t			mns;		/* the mount namespace's inode */
+	struct inofd__mnt	*mtab;		/* by id */
+	size_t			nmtab;
+	char			*mnames;	/* mtab's paths */
+	struct inofd__mrec	*mrec;		/* mount points inside trees */
+	size_t			nmrec, mreccap;
 };
 
 #endif

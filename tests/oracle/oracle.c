@@ -154,7 +154,9 @@ struct node {
 	int plain;		/* index of a live plain registration, or -1 */
 	int id;			/* unique per seed, > 0 (the path history's) */
 	unsigned long ino;	/* st_ino, as made */
-	unsigned long ino_alt;	/* -M: the other one, covered or mounted */
+	unsigned long ino_alt[4]; /* -M: the ones it had, covered or mounted
+				   * (a ring: a mount's root stays valid for
+				   * the events read after its umount) */
 	int mnt;		/* a mount point: that mount's number, else 0 */
 };
 
@@ -976,6 +978,16 @@ static int order_class(const struct inofd_event *ev, bool from)
  * else the object itself.  That directory's path (path less "/name") must
  * have named the object of that inode since the last quiescent point.
  */
+static bool alt_ino(const struct node *n, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(n->ino_alt) / sizeof(n->ino_alt[0]); i++)
+		if (n->ino_alt[i] && n->ino_alt[i] == ino)
+			return true;
+	return false;
+}
+
 static void ino_check(struct run *r, const struct inofd_event *ev,
 		      const char *path, const char *name, struct reg *g)
 {
@@ -1008,7 +1020,7 @@ static void ino_check(struct run *r, const struct inofd_event *ev,
 		if (!v->obj)
 			return;
 		n = r->pool[v->obj - 1];
-		if (n->ino == ev->ino || (n->ino_alt && n->ino_alt == ev->ino))
+		if (n->ino == ev->ino || alt_ino(n, ev->ino))
 			return;
 	}
 	describe(r, ev, d, sizeof(d));
@@ -1233,6 +1245,14 @@ static void fs_fail(struct run *r, const char *what, const char *path)
 	exit(2);
 }
 
+/* -M: n's path showed inode ino too (covered, or a mount's root) */
+static void alt_push(struct node *n, unsigned long ino)
+{
+	memmove(n->ino_alt + 1, n->ino_alt,
+		sizeof(n->ino_alt) - sizeof(n->ino_alt[0]));
+	n->ino_alt[0] = ino;
+}
+
 static void set_ino(struct run *r, struct node *n, const char *relpath)
 {
 	struct stat st;
@@ -1394,7 +1414,7 @@ static bool mount_op(struct run *r)
 	d->nkid = d->ckid = 0;
 	mt->ino = d->ino;
 	set_ino(r, d, b);
-	d->ino_alt = mt->ino;
+	alt_push(d, mt->ino);
 	d->mnt = (int)(mt - r->mnts) + 1;
 	r->nmnt++;
 	return true;
@@ -1442,7 +1462,7 @@ static bool umount_op(struct run *r, int which)
 	mt->nhidden = mt->chidden = 0;
 	for (i = 0; i < d->nkid; i++)
 		record(r, d->kid[i]);
-	d->ino_alt = d->ino;
+	alt_push(d, d->ino);
 	d->ino = mt->ino;
 	d->mnt = 0;
 	mt->active = false;

@@ -13,6 +13,7 @@ TESTS(identity)
 TESTS(member)
 TESTS(born)
 TESTS(fanotify)
+TESTS(mounts)
 
 int main(void)
 {
@@ -28,6 +29,7 @@ int main(void)
 		{ member_tests, &member_ntests },
 		{ born_tests, &born_ntests },
 		{ fanotify_tests, &fanotify_ntests },
+		{ mounts_tests, &mounts_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;

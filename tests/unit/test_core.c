@@ -632,9 +632,9 @@ static int emfile_child(void *arg)
 {
 	struct fx *f = arg;
 	const struct inofd_event *ev;
-	struct rlimit rl = { 8, 8 };
+	struct rlimit rl = { 64, 64 };
 	struct inofd *in;
-	int errs = 0, fds = 0;
+	int errs = 0, fds = 0, last = -1, d;
 
 	if (inofd_new(&in, NULL) ||
 	    inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL) < 0)
@@ -645,9 +645,14 @@ static int emfile_child(void *arg)
 	/* leave one descriptor: the walk opens one, its child needs another */
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		return 4;
-	while (dup(0) >= 0)
+	/* (the instance's own descriptors are not known: close a dup) */
+	while ((d = dup(0)) >= 0) {
+		last = d;
 		fds++;
-	close(7);
+	}
+	if (last < 0)
+		return 6;
+	close(last);
 	inofd_read(in);
 	while (inofd_next(in, &ev) > 0)
 		if (ev->type == INOFD_EV_ERROR && ev->error == -EMFILE &&

@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Mounts inside recursive watches.
+ *
+ * A directory of a tree that is mounted over is still watched by the
+ * library (a watch holds an inode, not a path), but its path now leads to
+ * the mount's root, which nobody watches; after the umount the path leads
+ * to the covered directory again.  The kernel says neither to inotify.
+ * The mount namespace's table does change, and /proc/self/mountinfo says
+ * so to poll(2) (POLLPRI|POLLERR, once per open file and change).
+ *
+ * Two descriptors of it: mwake sits in the epoll instance inofd_fd()
+ * returns, so that the caller's poll wakes; whoever polls the epoll
+ * instance consumes its change, so the library cannot learn from it that
+ * the table changed.  mfd is polled (and read) by the library only, after
+ * each batch of records: if the table changed, its mount points are
+ * compared, by mount id, with the last table's, and each mount point that
+ * came, went or moved and lies inside a tree is looked at by identity:
+ * the node the tree holds for that path is compared (st_dev, st_ino) with
+ * what the path leads to now.  A node that is not what the path shows
+ * (covered, or a mount that went) goes with its subtree, and the directory
+ * the path shows is watched and walked as a new one, after an
+ * INOFD_EV_RESCAN with the tree's wd naming that directory.  A mount over
+ * the root, or over a directory above it, leaves the root where no path
+ * leads: the tree is lost (INOFD_EVF_LOST), as for any such move.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "mounts.h"
+
+#define MOUNTINFO	"/proc/self/mountinfo"
+#define MNT_NS		"/proc/self/ns/mnt"
+#define PROC_MAGIC	0x9fa0	/* PROC_SUPER_MAGIC */
+#define MAX_TRIES	3	/* table reads for a mount not placed */
+
+/* The mount table, from procfs only: anything else never says a change. */
+static int open_info(void)
+{
+	int fd = open(MOUNTINFO, O_RDONLY | O_CLOEXEC);
+	struct statfs sfs;
+
+	if (fd < 0)
+		return -errno;
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != PROC_MAGIC) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+static ino_t ns_ino(void)
+{
+	struct stat st;
+
+	return stat(MNT_NS, &st) == 0 ? st.st_ino : 0;
+}
+
+static void close_info(struct inofd *in)
+{
+	if (in->mwake >= 0) {
+		epoll_ctl(in->epfd, EPOLL_CTL_DEL, in->mwake, NULL);
+		close(in->mwake);
+	}
+	if (in->mfd >= 0)
+		close(in->mfd);
+	in->mwake = in->mfd = -1;
+	in->mknown = false;
+}
+
+/* The mountinfo descriptors of the namespace the process is in now. */
+static void open_infos(struct inofd *in)
+{
+	struct epoll_event e = { .events = EPOLLPRI };
+	int a, b;
+
+	close_info(in);
+	a = open_info();
+	b = a < 0 ? a : open_info();
+	if (a < 0 || b < 0) {
+		if (a >= 0)
+			close(a);
+		in->merr = a < 0 ? a : b;
+		return;
+	}
+	e.data.fd = a;
+	if (epoll_ctl(in->epfd, EPOLL_CTL_ADD, a, &e) < 0) {
+		in->merr = -errno;
+		close(a);
+		close(b);
+		return;
+	}
+	in->mwake = a;
+	in->mfd = b;
+	in->merr = 0;
+	in->mns = ns_ino();
+}
+
+int inofd__mounts_init(struct inofd *in)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+
+	in->mwake = in->mfd = -1;
+	in->epfd = epoll_create1(EPOLL_CLOEXEC);
+	/* main-loop friendly as the inotify descriptor was (never read) */
+	if (in->epfd >= 0 && fcntl(in->epfd, F_SETFL, O_NONBLOCK) == 0) {
+		e.data.fd = in->ifd;
+		if (epoll_ctl(in->epfd, EPOLL_CTL_ADD, in->ifd, &e) == 0) {
+			open_infos(in);
+			return 0;
+		}
+	}
+	/*
+	 * No epoll instance (RLIMIT_NOFILE, memory): the instance still
+	 * works, inofd_fd() is the backend's descriptor itself, and mounts
+	 * are not seen (each tree says so).
+	 */
+	in->merr = -errno;
+	if (in->epfd >= 0)
+		close(in->epfd);
+	in->epfd = -1;
+	return 0;
+}
+
+int inofd__mounts_fd(const struct inofd *in)
+{
+	return in->epfd >= 0 ? in->epfd : in->ifd;
+}
+
+/* \ooo escapes of a mountinfo field (space, tab, newline, backslash) */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static int cmp_mnt(const void *a, const void *b)
+{
+	const struct inofd__mnt *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The table now: its text in *bufp (paths unescaped in place), its mounts
+ * by id in *tabp.  0 or -errno. */
+static int read_table(int fd, char **bufp, struct inofd__mnt **tabp, size_t *np)
+{
+	size_t cap = 16384, len = 0, n = 0, tcap = 0;
+	struct inofd__mnt *tab = NULL;
+	char *buf = malloc(cap), *line, *end;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k;
+
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				goto nomem;
+			buf = nb;
+			cap *= 2;
+		}
+		k = pread(fd, buf + len, cap - len - 1, (off_t)len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = -errno;
+
+			free(buf);
+			return e;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	buf[len] = '\0';
+	for (line = buf; line < buf + len; line = end + 1) {
+		char *f[5], *s = line;
+		int i;
+
+		end = strchr(line, '\n');
+		if (!end)
+			end = buf + len;
+		*end = '\0';
+		/* id parent major:minor root mountpoint ... */
+		for (i = 0; i < 5; i++) {
+			while (*s == ' ')
+				s++;
+			f[i] = s;
+			s += strcspn(s, " ");
+			if (*s)
+				*s++ = '\0';
+		}
+		if (!*f[4] || *f[4] != '/')
+			continue;
+		unescape(f[4]);
+		if (n == tcap) {
+			struct inofd__mnt *nt;
+
+			tcap = tcap ? tcap * 2 : 64;
+			nt = realloc(tab, tcap * sizeof(*tab));
+			if (!nt)
+				goto nomem;
+			tab = nt;
+		}
+		tab[n].id = atoi(f[0]);
+		tab[n].off = (size_t)(f[4] - buf);
+		tab[n].src = (size_t)(f[2] - buf);
+		n++;
+	}
+	qsort(tab, n, sizeof(*tab), cmp_mnt);
+	*bufp = buf;
+	*tabp = tab;
+	*np = n;
+	return 0;
+nomem:
+	free(buf);
+	free(tab);
+	return -ENOMEM;
+}
+
+/* A mount point that came, went or moved. */
+struct item {
+	const char	*path;		/* absolute, real */
+	int		id;
+	bool		here;		/* in the table now */
+	bool		own;		/* path is malloc()ed */
+};
+
+/* Same device and root (two NUL-terminated fields, one after the other)? */
+static bool same_src(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	return la == lb && !memcmp(a, b, la) && !strcmp(a + la + 1, b + lb + 1);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	/* one path once: the one in the table now first */
+	return c ? c : (int)y->here - (int)x->here;
+}
+
+/* Mount id's point is entry name of tree r's node of kernel watch wd. */
+static void record(struct inofd *in, int id, int reg, int wd,
+		   const char *name, const struct stat *st)
+{
+	struct inofd__mrec *v;
+	size_t i;
+
+	for (i = 0; i < in->nmrec; i++) {
+		v = &in->mrec[i];
+		if (v->mnt == id && v->reg == reg) {
+			if (v->wd == wd && !strcmp(v->name, name) &&
+			    (!st || (v->dev == st->st_dev &&
+				     v->ino == st->st_ino)))
+				return;
+			break;
+		}
+	}
+	if (i == in->nmrec) {
+		if (in->nmrec == in->mreccap) {
+			size_t cap = in->mreccap ? in->mreccap * 2 : 8;
+
+			v = realloc(in->mrec, cap * sizeof(*v));
+			if (!v)
+				return;	/* its umount falls back on its path */
+			in->mrec = v;
+			in->mreccap = cap;
+		}
+		in->mrec[in->nmrec].name = NULL;
+		in->nmrec++;
+	}
+	v = &in->mrec[i];
+	free(v->name);
+	v->mnt = id;
+	v->reg = reg;
+	v->wd = wd;
+	v->dev = st ? st->st_dev : 0;
+	v->ino = st ? st->st_ino : 0;
+	v->name = strdup(name);
+	if (!v->name)
+		*v = in->mrec[--in->nmrec];
+}
+
+static void unrecord(struct inofd *in, size_t i)
+{
+	free(in->mrec[i].name);
+	in->mrec[i] = in->mrec[--in->nmrec];
+}
+
+/* The tree's root is no longer where its path leads: lost. */
+static void root_hidden(struct inofd *in, struct inofd__reg *r)
+{
+	struct stat st;
+
+	if (stat(r->path, &st) == 0 && st.st_dev == r->root->kw->dev &&
+	    st.st_ino == r->root->kw->ino)
+		return;
+	inofd__tree_lost(in, r);
+}
+
+/*
+ * The directory p (entry name of node m) shows something else than it did:
+ * the subtree the tree holds there (old, if any) goes, an INOFD_EV_RESCAN
+ * names the directory, and it is watched and walked again.
+ */
+static void replace(struct inofd *in, struct inofd__reg *r,
+		    struct inofd__mem *m, struct inofd__mem *old,
+		    const char *name)
+{
+	char *nm = strdup(name);
+
+	if (!nm) {
+		in->rescan_due = in->crawl_due = true;
+		return;
+	}
+	if (old)
+		inofd__subtree_free(in, old);
+	inofd__emit(in, m, INOFD_EV_RESCAN,
+		    &(struct inofd__raw){ IN_Q_OVERFLOW | IN_ISDIR, 0, nm },
+		    INOFD_EVF_SYNTHETIC | INOFD__COPY_NAME);
+	if (inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_NEWDIR, .reg = r, .wd = m->kw->wd,
+			.name = nm, .synth = false, .crawl = 0,
+			.job = 0, .root_wd = -1 }) < 0)
+		in->rescan_due = in->crawl_due = true;
+	free(nm);
+}
+
+/*
+ * Mount point it (absolute, real) came, went or moved; tree r's root is
+ * really at root (rl bytes).  look: act on it (else only record where a
+ * mount in the table is).
+ */
+static void one_point(struct inofd *in, struct inofd__reg *r,
+		      const char *root, size_t rl, const struct item *it,
+		      bool look)
+{
+	const char *p = it->path, *s;
+	size_t pl = strlen(p);
+	struct inofd__mem *m = r->root, *c;
+	char comp[NAME_MAX + 1];
+	struct stat st;
+
+	/* over the root or a directory above it */
+	if (pl <= rl && !strncmp(root, p, pl) &&
+	    (pl == rl || p[pl - 1] == '/' || root[pl] == '/')) {
+		if (look)
+			root_hidden(in, r);
+		return;
+	}
+	/* below the root? */
+	if (rl == 1)
+		s = p + 1;
+	else if (pl > rl + 1 && !strncmp(root, p, rl) && p[rl] == '/')
+		s = p + rl + 1;
+	else
+		return;
+	for (;;) {
+		size_t len = strcspn(s, "/");
+
+		if (!len || len > NAME_MAX)
+			return;
+		memcpy(comp, s, len);
+		comp[len] = '\0';
+		s += len;
+		c = inofd__node_child(m, comp);
+		if (!*s)
+			break;
+		if (!c) {
+			/*
+			 * Not watched (excluded, too deep), or not yet: a
+			 * walk to come may reach it, or records not read
+			 * yet rename what leads to it.  Then the table is
+			 * read again after the next batch (its paths are
+			 * current then); for the records, a few times.
+			 */
+			if (inofd__walk_pending(in) || in->dhead ||
+			    (in->mtries < MAX_TRIES &&
+			     inofd__tree_wants(r, m, comp, r->dev)))
+				in->mretry = true;
+			return;
+		}
+		m = c;
+		s++;
+	}
+	if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (it->here)
+			record(in, it->id, r->id, m->kw->wd, comp, NULL);
+		if (!look)
+			return;
+		/* the table does not match the names: a re-walk says */
+		if (c)
+			in->rescan_due = in->crawl_due = true;
+		return;
+	}
+	if (it->here)
+		record(in, it->id, r->id, m->kw->wd, comp, &st);
+	if (!look)
+		return;
+	if (c && st.st_dev == c->kw->dev && st.st_ino == c->kw->ino)
+		return;			/* what the tree holds: no change */
+	if (!c && !inofd__tree_wants(r, m, comp, st.st_dev))
+		return;
+	replace(in, r, m, c, comp);
+}
+
+/* Every tree (or only tree only), for each mount point of v (sorted:
+ * shallow first). */
+static void act(struct inofd *in, const struct item *v, size_t n,
+		struct inofd__reg *only)
+{
+	unsigned int i;
+
+	for (i = 0; i < in->regsize; i++) {
+		struct inofd__reg *r, *next;
+
+		for (r = in->regtab[i]; r; r = next) {
+			char *root;
+			size_t k, rl;
+
+			next = r->hnext;
+			if (r->kind != INOFD__REG_TREE || !r->root ||
+			    r->lost || r->moving || !r->path ||
+			    (only && r != only))
+				continue;
+			/* mountinfo's paths are real: so must the root's be */
+			root = realpath(r->path, NULL);
+			if (!root) {
+				/* not where its path says: the renames
+				 * that moved it are the tree's business */
+				if (errno == ENOMEM)
+					in->rescan_due = in->crawl_due = true;
+				continue;
+			}
+			rl = strlen(root);
+			for (k = 0; k < n && !r->lost; k++)
+				one_point(in, r, root, rl, &v[k], !only);
+			free(root);
+		}
+	}
+}
+
+/*
+ * Where mount id, which went, was: its recorded parent node's real path
+ * now and its name, for each tree that held it (or its old path alone).
+ */
+static size_t went(struct inofd *in, int id, const char *old, struct item *v)
+{
+	size_t i = 0, n = 0;
+
+	while (i < in->nmrec) {
+		struct inofd__mrec *x = &in->mrec[i];
+		struct inofd__reg *r = inofd__reg_find(in, x->reg);
+		struct inofd__kw *kw = inofd__kw_find(in, x->wd);
+		struct inofd__mem *m = r && kw ? inofd__mem_of(kw, r) : NULL;
+		const char *dir, *name = x->name;
+		char *real, *p;
+		size_t dl;
+
+		if (x->mnt != id) {
+			i++;
+			continue;
+		}
+		/* the mount's root, by identity, wherever renames took it */
+		if (r && x->ino) {
+			int nwd = inofd__kwd_of(in, x->dev, x->ino);
+			struct inofd__kw *nkw = nwd >= 0 ?
+						inofd__kw_find(in, nwd) : NULL;
+			struct inofd__mem *c = nkw ? inofd__mem_of(nkw, r) :
+					       NULL;
+
+			if (c && c->parent && c->name) {
+				m = c->parent;
+				name = c->name;
+			}
+		}
+		dir = m ? inofd__mem_path(in, m, &dl) : NULL;
+		real = dir ? realpath(dir, NULL) : NULL;
+		if (real && asprintf(&p, "%s%s%s", real,
+				     strcmp(real, "/") ? "/" : "",
+				     name) > 0) {
+			v[n++] = (struct item){ .path = p, .id = id,
+						.here = false, .own = true };
+		}
+		free(real);
+		unrecord(in, i);
+	}
+	if (!n)
+		v[n++] = (struct item){ .path = old, .id = id };
+	return n;
+}
+
+void inofd__mounts_check(struct inofd *in)
+{
+	struct pollfd pf = { .fd = in->mfd, .events = POLLPRI };
+	struct inofd__mnt *tab = NULL;
+	struct item *v;
+	size_t n = 0, i, j, nv = 0;
+	char *buf = NULL;
+	bool retry;
+	int e;
+
+	if (!in->mtrees || in->mfd < 0)
+		return;
+	/* POLLPRI once per change of the table (and open file) */
+	if (poll(&pf, 1, 0) < 0)
+		return;
+	retry = in->mretry;
+	in->mretry = false;
+	if (pf.revents & (POLLPRI | POLLERR))
+		in->mtries = 0;
+	else if (retry)
+		in->mtries++;
+	else if (in->mknown)
+		return;
+	e = read_table(in->mfd, &buf, &tab, &n);
+	if (e) {
+		/* not known: every tree is walked again, by identity */
+		in->rescan_due = in->crawl_due = true;
+		in->mknown = false;
+		return;
+	}
+	if (!in->mknown)
+		goto keep;
+	/* two items per mount that moved, one per tree holding one that went */
+	v = malloc((2 * n + 2 * in->nmtab + in->nmrec + 1) * sizeof(*v));
+	if (!v) {
+		in->rescan_due = in->crawl_due = true;
+		goto keep;
+	}
+	/* by id: what went, what came, what moved */
+	for (i = j = 0; i < in->nmtab || j < n;) {
+		const struct inofd__mnt *o = i < in->nmtab ? &in->mtab[i] : NULL;
+		const struct inofd__mnt *w = j < n ? &tab[j] : NULL;
+		const char *op = o ? in->mnames + o->off : NULL;
+		const char *np = w ? buf + w->off : NULL;
+
+		if (o && (!w || o->id < w->id)) {
+			nv += went(in, o->id, op, v + nv);
+			i++;
+		} else if (w && (!o || w->id < o->id)) {
+			v[nv++] = (struct item){ .path = np, .id = w->id,
+						 .here = true };
+			j++;
+		} else {
+			if (strcmp(op, np) || !same_src(in->mnames + o->src,
+							 buf + w->src)) {
+				/* moved, or gone and its id taken again */
+				nv += went(in, o->id, op, v + nv);
+				v[nv++] = (struct item){ .path = np,
+							 .id = w->id,
+							 .here = true };
+			}
+			i++;
+			j++;
+		}
+	}
+	if (nv) {
+		size_t k;
+
+		qsort(v, nv, sizeof(*v), cmp_item);
+		for (i = k = 0; i < nv; i++) {
+			if (k && !strcmp(v[k - 1].path, v[i].path)) {
+				if (v[i].own)
+					free((char *)v[i].path);
+				continue;
+			}
+			v[k++] = v[i];
+		}
+		act(in, v, k, NULL);
+		for (i = 0; i < k; i++)
+			if (v[i].own)
+				free((char *)v[i].path);
+	}
+	if (retry) {
+		/* every mount, where it is now (the same ones: no change) */
+		for (i = 0; i < n; i++)
+			v[i] = (struct item){ .path = buf + tab[i].off,
+					      .id = tab[i].id, .here = true };
+		qsort(v, n, sizeof(*v), cmp_item);
+		act(in, v, n, NULL);
+	}
+	free(v);
+keep:
+	free(in->mtab);
+	free(in->mnames);
+	in->mtab = tab;
+	in->mnames = buf;
+	in->nmtab = n;
+	in->mknown = true;
+}
+
+void inofd__mounts_free(struct inofd *in)
+{
+	if (in->epfd >= 0) {
+		close_info(in);
+		close(in->epfd);
+	}
+	in->epfd = -1;
+	free(in->mtab);
+	free(in->mnames);
+	in->mtab = NULL;
+	in->mnames = NULL;
+	in->nmtab = 0;
+	while (in->nmrec)
+		unrecord(in, 0);
+	free(in->mrec);
+	in->mrec = NULL;
+}
+
+void inofd__mounts_tree_new(struct inofd *in)
+{
+	in->mtrees = true;
+	/* made after a setns()/unshare() of the mount namespace: follow it */
+	if (in->epfd >= 0 && (in->mfd < 0 || ns_ino() != in->mns))
+		open_infos(in);
+	inofd__mounts_check(in);
+}
+
+void inofd__mounts_tree_made(struct inofd *in, struct inofd__reg *r)
+{
+	struct item *v;
+	size_t i;
+
+	if (in->mfd < 0 && r->root)
+		inofd__error(in, r->root, NULL, -EOPNOTSUPP);
+	if (!in->mknown || !in->nmtab || !r->root)
+		return;
+	/* where the mounts inside it are, for their umount */
+	v = malloc(in->nmtab * sizeof(*v));
+	if (!v)
+		return;
+	for (i = 0; i < in->nmtab; i++)
+		v[i] = (struct item){ .path = in->mnames + in->mtab[i].off,
+				      .id = in->mtab[i].id, .here = true };
+	act(in, v, in->nmtab, r);
+	free(v);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef INOFD_MOUNTS_H
+#define INOFD_MOUNTS_H
+
+#include "tree.h"
+#include "types.h"
+
+/*
+ * Mounts inside recursive watches (issue 17, finding 4).  The kernel tells
+ * inotify nothing when a directory of a tree is mounted over or uncovered
+ * (IN_UNMOUNT only when a superblock dies), so the library watches the
+ * mount table: /proc/self/mountinfo is pollable (POLLPRI when the mount
+ * namespace's table changes).  inofd_fd() is an epoll instance holding
+ * the backend's descriptor and one mountinfo descriptor (to wake the
+ * caller); a second one, polled and read here only, says whether the table
+ * changed since the library last looked (DESIGN.md, "Mounts inside a
+ * tree").
+ */
+
+/* The epoll instance and the mountinfo descriptors, if they can be made
+ * (else in->merr says why: mounts are not seen); 0. */
+INOFD__HIDDEN int inofd__mounts_init(struct inofd *in);
+/* What inofd_fd() returns: the epoll instance, or without one ifd. */
+INOFD__HIDDEN int inofd__mounts_fd(const struct inofd *in);
+INOFD__HIDDEN void inofd__mounts_free(struct inofd *in);
+/* Before a tree's first walk: look at the table (acting on the trees that
+ * exist), so that it is known when the new one starts. */
+INOFD__HIDDEN void inofd__mounts_tree_new(struct inofd *in);
+/* A tree r was made: if mounts cannot be seen, say so once (an
+ * INOFD_EV_ERROR -EOPNOTSUPP on its root). */
+INOFD__HIDDEN void inofd__mounts_tree_made(struct inofd *in,
+					   struct inofd__reg *r);
+/* After a batch (no record left unread): if the table changed, every tree
+ * directory mounted over or uncovered is watched again by identity, with
+ * an INOFD_EV_RESCAN naming it. */
+INOFD__HIDDEN void inofd__mounts_check(struct inofd *in);
+
+#endif

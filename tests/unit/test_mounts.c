@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Mounts inside a recursive watch (issue 17, finding 4; DESIGN.md, "Mounts
+ * inside a tree").  Each test runs in a child in a private mount namespace
+ * of its own (unshare(CLONE_NEWNS), then / made private): it needs
+ * CAP_SYS_ADMIN and is reported skipped without it.  The child cannot use
+ * cmocka's asserts (a failure would jump back into the child's copy of the
+ * runner): it returns a code, 0 for a pass, and says what failed on stderr.
+ */
+#include "unit.h"
+
+#include <poll.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+
+#define NEV	512
+
+struct log {
+	int n;
+	struct {
+		int type, wd, error;
+		uint32_t mask;
+		unsigned int flags;
+		char path[PATH_MAX];
+	} e[NEV];
+};
+
+static struct log L;
+
+#define CHECK(c, code) do { if (!(c)) { \
+	fprintf(stderr, "test_mounts:%d: %s\n", __LINE__, #c); \
+	return code; } } while (0)
+
+static int touch(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+#define MKD(p)	CHECK(mkdir(p, 0755) == 0, 90)
+#define MKF(p)	CHECK(touch(p) == 0, 91)
+
+/* A private mount namespace, or -1 (then the test is skipped). */
+static int private_ns(void)
+{
+	if (unshare(CLONE_NEWNS))
+		return -1;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	return 0;
+}
+
+/* Read events until none came for quiet_ms; appends to L. */
+static int pump(struct inofd *in, int quiet_ms)
+{
+	for (;;) {
+		struct pollfd p = { .fd = inofd_fd(in), .events = POLLIN };
+		const struct inofd_event *ev;
+		int t = inofd_timeout(in), got = 0;
+
+		if (t < 0 || t > quiet_ms)
+			t = quiet_ms;
+		poll(&p, 1, t);
+		if (inofd_read(in) < 0)
+			return -1;
+		while (inofd_next(in, &ev) > 0) {
+			got = 1;
+			if (L.n == NEV)
+				continue;
+			L.e[L.n].type = ev->type;
+			L.e[L.n].wd = ev->wd;
+			L.e[L.n].error = ev->error;
+			L.e[L.n].mask = ev->mask;
+			L.e[L.n].flags = ev->flags;
+			snprintf(L.e[L.n].path, PATH_MAX, "%s",
+				 ev->path ? ev->path : "");
+			L.n++;
+		}
+		if (!got && inofd_timeout(in) < 0)
+			return 0;
+	}
+}
+
+/* Index of the first event of type (and mask bits, and path) from i, or -1. */
+static int seen(int from, int type, uint32_t mask, const char *path)
+{
+	int i;
+
+	for (i = from; i < L.n; i++)
+		if (L.e[i].type == type && (L.e[i].mask & mask) == mask &&
+		    (!path || !strcmp(L.e[i].path, path)))
+			return i;
+	return -1;
+}
+
+static void show(void)
+{
+	int i;
+
+	for (i = 0; i < L.n; i++)
+		fprintf(stderr, "  ev type %d wd %d mask %#x flags %#x err %d %s\n",
+			L.e[i].type, L.e[i].wd, L.e[i].mask, L.e[i].flags,
+			L.e[i].error, L.e[i].path);
+}
+
+static int run(struct fx *f, int (*body)(struct fx *f))
+{
+	int r;
+
+	if (private_ns())
+		return 77;
+	L.n = 0;
+	r = body(f);
+	if (r)
+		show();
+	return r;
+}
+
+static void expect(struct fx *f, int (*fn)(void *))
+{
+	int r = in_child(fn, f);
+
+	if (r == 77) {
+		fprintf(stderr, "test_mounts: no private mount namespace "
+			"(needs CAP_SYS_ADMIN): skipped\n");
+		skip();
+	}
+	assert_int_equal(r, 0);
+}
+
+/*
+ * A tmpfs over a directory of the tree: seen without any inotify event
+ * (inofd_fd() wakes), said with a RESCAN naming it, and what is made in
+ * it reported; its umount likewise, and the covered directory (with its
+ * old entry) is watched again.
+ */
+static int tmpfs_body(struct fx *f)
+{
+	struct pollfd p;
+	int wd, i;
+
+	MKD(P(f, "t"));
+	MKD(P(f, "t/sub"));
+	MKF(P(f, "t/sub/old"));
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 2);
+	CHECK(pump(f->in, 50) == 0, 3);
+	CHECK(inofd_watch_count(f->in) == 2, 4);
+
+	CHECK(mount("inofd", P(f, "t/sub"), "tmpfs", 0, NULL) == 0, 5);
+	/* only the mount table changed: the caller's poll wakes */
+	p = (struct pollfd){ .fd = inofd_fd(f->in), .events = POLLIN };
+	CHECK(poll(&p, 1, 2000) == 1, 6);
+	CHECK(pump(f->in, 50) == 0, 7);
+	i = seen(0, INOFD_EV_RESCAN, 0, P(f, "t/sub"));
+	CHECK(i >= 0 && L.e[i].wd == wd, 8);
+	CHECK(L.e[i].flags & INOFD_EVF_SYNTHETIC, 9);
+	MKF(P(f, "t/sub/new"));
+	CHECK(pump(f->in, 50) == 0, 10);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/new")) >= 0, 11);
+	CHECK(inofd_watch_count(f->in) == 2, 12);
+
+	i = L.n;
+	CHECK(umount(P(f, "t/sub")) == 0, 13);
+	CHECK(pump(f->in, 50) == 0, 14);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub")) >= 0, 15);
+	CHECK(access(P(f, "t/sub/old"), F_OK) == 0, 16);
+	MKF(P(f, "t/sub/again"));
+	CHECK(pump(f->in, 50) == 0, 17);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/again")) >= 0, 18);
+	CHECK(inofd_watch_count(f->in) == 2, 19);
+	/* no error: nothing was lost for good */
+	CHECK(seen(0, INOFD_EV_ERROR, 0, NULL) < 0, 20);
+	return 0;
+}
+
+static int tmpfs_child(void *arg)
+{
+	return run(arg, tmpfs_body);
+}
+
+static void mount_tmpfs_in_tree(void **state)
+{
+	expect(*state, tmpfs_child);
+}
+
+/*
+ * A bind mount over a directory of the tree: the covered directory's
+ * events (made through a descriptor opened before the mount) are not
+ * reported under the path it no longer has; after the umount the bind
+ * source, outside the tree, is not reported either (the departed mount's
+ * watch is dropped), and the uncovered directory is watched.
+ */
+static int bind_body(struct fx *f)
+{
+	int wd, i, cov, fd;
+
+	MKD(P(f, "src"));
+	MKD(P(f, "t"));
+	MKD(P(f, "t/sub"));
+	MKD(P(f, "t/sub/deep"));
+	cov = open(P(f, "t/sub"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(cov >= 0, 2);
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 3);
+	CHECK(inofd_watch_count(f->in) == 3, 4);
+
+	CHECK(mount(P(f, "src"), P(f, "t/sub"), NULL, MS_BIND, NULL) == 0, 5);
+	CHECK(pump(f->in, 50) == 0, 6);
+	CHECK(seen(0, INOFD_EV_RESCAN, 0, P(f, "t/sub")) >= 0, 7);
+	/* t and the mount's root: the covered sub and sub/deep are moot */
+	CHECK(inofd_watch_count(f->in) == 2, 8);
+	i = L.n;
+	fd = openat(cov, "hidden", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	CHECK(fd >= 0, 9);
+	close(fd);
+	MKF(P(f, "t/sub/vis"));
+	CHECK(pump(f->in, 50) == 0, 10);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/vis")) >= 0, 11);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/hidden")) < 0, 12);
+
+	i = L.n;
+	CHECK(umount(P(f, "t/sub")) == 0, 13);
+	CHECK(pump(f->in, 50) == 0, 14);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub")) >= 0, 15);
+	CHECK(inofd_watch_count(f->in) == 3, 16);
+	i = L.n;
+	MKF(P(f, "src/outside"));
+	MKF(P(f, "t/sub/back"));
+	MKF(P(f, "t/sub/deep/down"));
+	CHECK(pump(f->in, 50) == 0, 17);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/back")) >= 0, 18);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/deep/down")) >= 0, 19);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/outside")) < 0, 20);
+	CHECK(L.n - i == 2, 21);
+	close(cov);
+	return 0;
+}
+
+static int bind_child(void *arg)
+{
+	return run(arg, bind_body);
+}
+
+static void mount_bind_in_tree(void **state)
+{
+	expect(*state, bind_child);
+}
+
+/*
+ * A directory of the tree renamed while mounted over, and the mount gone in
+ * the same batch as a rename of its parent: the umount is placed by the
+ * nodes (identity), not by the path the table had when it was mounted.
+ */
+static int renamed_body(struct fx *f)
+{
+	int wd, i;
+
+	MKD(P(f, "t"));
+	MKD(P(f, "t/a"));
+	MKD(P(f, "t/a/sub"));
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 2);
+	CHECK(mount("inofd", P(f, "t/a/sub"), "tmpfs", 0, NULL) == 0, 3);
+	CHECK(pump(f->in, 50) == 0, 4);
+	CHECK(seen(0, INOFD_EV_RESCAN, 0, P(f, "t/a/sub")) >= 0, 5);
+	CHECK(rename(P(f, "t/a"), P(f, "t/b")) == 0, 6);
+	CHECK(pump(f->in, 50) == 0, 7);
+	i = L.n;
+	CHECK(umount(P(f, "t/b/sub")) == 0, 8);
+	CHECK(rename(P(f, "t/b"), P(f, "t/c")) == 0, 9);
+	CHECK(pump(f->in, 50) == 0, 10);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/c/sub")) >= 0, 11);
+	MKF(P(f, "t/c/sub/x"));
+	CHECK(pump(f->in, 50) == 0, 12);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/c/sub/x")) >= 0, 13);
+	CHECK(inofd_watch_count(f->in) == 3, 14);
+	return 0;
+}
+
+static int renamed_child(void *arg)
+{
+	return run(arg, renamed_body);
+}
+
+static void mount_umount_after_renames(void **state)
+{
+	expect(*state, renamed_child);
+}
+
+/*
+ * A mount inside a mount inside the tree (not drawn by the oracle's -M):
+ * each is followed in turn, and each umount gives the directory under it
+ * back.
+ */
+static int nested_body(struct fx *f)
+{
+	int wd, i;
+
+	MKD(P(f, "t"));
+	MKD(P(f, "t/sub"));
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 2);
+	CHECK(mount("inofd", P(f, "t/sub"), "tmpfs", 0, NULL) == 0, 3);
+	CHECK(pump(f->in, 50) == 0, 4);
+	MKD(P(f, "t/sub/in"));
+	MKF(P(f, "t/sub/in/under"));
+	CHECK(pump(f->in, 50) == 0, 5);
+	i = L.n;
+	CHECK(mount("inofd", P(f, "t/sub/in"), "tmpfs", 0, NULL) == 0, 6);
+	CHECK(pump(f->in, 50) == 0, 7);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub/in")) >= 0, 8);
+	MKF(P(f, "t/sub/in/x"));
+	CHECK(pump(f->in, 50) == 0, 9);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/in/x")) >= 0, 10);
+	CHECK(inofd_watch_count(f->in) == 3, 11);
+	i = L.n;
+	CHECK(umount(P(f, "t/sub/in")) == 0, 12);
+	CHECK(pump(f->in, 50) == 0, 13);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub/in")) >= 0, 14);
+	CHECK(access(P(f, "t/sub/in/under"), F_OK) == 0, 15);
+	MKF(P(f, "t/sub/in/y"));
+	CHECK(pump(f->in, 50) == 0, 16);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/in/y")) >= 0, 17);
+	i = L.n;
+	CHECK(umount(P(f, "t/sub")) == 0, 18);
+	CHECK(pump(f->in, 50) == 0, 19);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub")) >= 0, 20);
+	MKF(P(f, "t/sub/z"));
+	CHECK(pump(f->in, 50) == 0, 21);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/z")) >= 0, 22);
+	CHECK(inofd_watch_count(f->in) == 2, 23);
+	return 0;
+}
+
+static int nested_child(void *arg)
+{
+	return run(arg, nested_body);
+}
+
+static void mount_nested_in_tree(void **state)
+{
+	expect(*state, nested_child);
+}
+
+/*
+ * Limit (DESIGN.md): a mount over the root itself.  The root's path leads
+ * to another directory: the tree is lost, said once (INOFD_EVF_LOST), not
+ * reported under paths that name the mount's files.
+ */
+static int over_root_body(struct fx *f)
+{
+	int wd, i;
+
+	MKD(P(f, "t"));
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 2);
+	CHECK(mount("inofd", P(f, "t"), "tmpfs", 0, NULL) == 0, 3);
+	CHECK(pump(f->in, 50) == 0, 4);
+	i = seen(0, INOFD_EV_ERROR, 0, NULL);
+	CHECK(i >= 0 && L.e[i].wd == wd && L.e[i].error == -ESTALE, 5);
+	CHECK(L.e[i].flags & INOFD_EVF_LOST, 6);
+	MKF(P(f, "t/in-mount"));
+	CHECK(pump(f->in, 50) == 0, 7);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, NULL) < 0, 8);
+	CHECK(umount(P(f, "t")) == 0, 9);
+	return 0;
+}
+
+static int over_root_child(void *arg)
+{
+	return run(arg, over_root_body);
+}
+
+static void mount_over_root_is_lost(void **state)
+{
+	expect(*state, over_root_child);
+}
+
+/*
+ * Without the mount table (here /proc/PID/mountinfo covered by /dev/null,
+ * which never signals a change) mounts cannot be seen: each tree says so
+ * once, with an INOFD_EV_ERROR -EOPNOTSUPP on its root, never silently.
+ */
+static int no_table_body(struct fx *f)
+{
+	char p[64];
+	struct inofd *in;
+	int wd, i;
+
+	snprintf(p, sizeof(p), "/proc/%d/mountinfo", (int)getpid());
+	CHECK(mount("/dev/null", p, NULL, MS_BIND, NULL) == 0, 2);
+	CHECK(inofd_new(&in, NULL) == 0, 3);
+	MKD(P(f, "t"));
+	wd = inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 4);
+	CHECK(pump(in, 50) == 0, 5);
+	i = seen(0, INOFD_EV_ERROR, 0, P(f, "t"));
+	CHECK(i >= 0 && L.e[i].wd == wd && L.e[i].error == -EOPNOTSUPP, 6);
+	CHECK(!(L.e[i].flags & INOFD_EVF_LOST), 7);
+	CHECK(seen(i + 1, INOFD_EV_ERROR, 0, NULL) < 0, 8);
+	/* the tree itself works */
+	MKF(P(f, "t/x"));
+	CHECK(pump(in, 50) == 0, 9);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/x")) >= 0, 10);
+	CHECK(strcmp(inofd_strerror(-EOPNOTSUPP), "unknown error"), 11);
+	inofd_free(in);
+	return 0;
+}
+
+static int no_table_child(void *arg)
+{
+	return run(arg, no_table_body);
+}
+
+static void mount_table_missing_said(void **state)
+{
+	expect(*state, no_table_child);
+}
+
+/*
+ * One descriptor left for inofd_new(): the instance still works, with the
+ * inotify descriptor as inofd_fd() and no mount table; a tree says so.
+ */
+static int short_fds_body(struct fx *f)
+{
+	struct rlimit rl = { 64, 64 };
+	int d, last = -1, wd, i, fds[64], n = 0;
+	struct inofd *in;
+	char link[64], buf[64];
+	ssize_t k;
+
+	CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, 2);
+	while ((d = dup(0)) >= 0 && n < 64)
+		fds[n++] = last = d;
+	CHECK(last >= 0, 3);
+	close(fds[--n]);
+	CHECK(inofd_new(&in, NULL) == 0, 4);
+	while (n)
+		close(fds[--n]);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", inofd_fd(in));
+	k = readlink(link, buf, sizeof(buf) - 1);
+	CHECK(k > 0, 5);
+	buf[k] = '\0';
+	CHECK(!strcmp(buf, "anon_inode:inotify"), 6);
+	MKD(P(f, "t"));
+	wd = inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 7);
+	CHECK(pump(in, 50) == 0, 8);
+	i = seen(0, INOFD_EV_ERROR, 0, P(f, "t"));
+	CHECK(i >= 0 && L.e[i].error == -EOPNOTSUPP, 9);
+	MKF(P(f, "t/x"));
+	CHECK(pump(in, 50) == 0, 10);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/x")) >= 0, 11);
+	inofd_free(in);
+	return 0;
+}
+
+static int short_fds_child(void *arg)
+{
+	int r;
+
+	L.n = 0;
+	r = short_fds_body(arg);
+	if (r)
+		show();
+	return r;
+}
+
+static void mount_table_fds_short(void **state)
+{
+	assert_int_equal(in_child(short_fds_child, *state), 0);
+}
+
+DEFINE_TESTS(mounts,
+	T(mount_tmpfs_in_tree),
+	T(mount_bind_in_tree),
+	T(mount_umount_after_renames),
+	T(mount_nested_in_tree),
+	T(mount_over_root_is_lost),
+	T(mount_table_missing_said),
+	T(mount_table_fds_short),
+)
