@@ -111,6 +111,13 @@ int inofd__backend_rm(struct inofd *in, int wd)
 	return inotify_rm_watch(in->ifd, wd) < 0 ? -errno : 0;
 }
 
+bool inofd__backend_same(struct inofd *in, int wd, const char *path)
+{
+	if (in->backend == INOFD_BACKEND_FANOTIFY)
+		return inofd__fan_same(in, wd, path);
+	return true;	/* inotify ends a watch with IN_UNMOUNT: no stale wd */
+}
+
 static bool have_procfd(void)
 {
 	struct statfs sfs;

@@ -16,6 +16,13 @@ INOFD__HIDDEN int inofd__backend_add_at(struct inofd *in, int fd,
 INOFD__HIDDEN int inofd__backend_add_dir(struct inofd *in, int fd,
 					 uint32_t mask);
 INOFD__HIDDEN int inofd__backend_rm(struct inofd *in, int wd);
+/*
+ * The directory at path has wd's (dev, ino): is it wd's object?  false
+ * only when the backend knows it is not (fanotify: another tmpfs took the
+ * device and inode numbers of one whose marks died silently).
+ */
+INOFD__HIDDEN bool inofd__backend_same(struct inofd *in, int wd,
+				       const char *path);
 /* Pick a backend for in->flags: 0 or -ENOSYS. */
 INOFD__HIDDEN int inofd__backend_pick(struct inofd *in);
 /*

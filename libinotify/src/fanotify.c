@@ -105,6 +105,8 @@ struct obj {
 	int		wd;
 	uint32_t	imask;		/* inotify event bits asked for */
 	bool		dir;
+	bool		own_handle;	/* k.h from name_to_handle_at() */
+	bool		stale;		/* (dev, ino) now another object's */
 	dev_t		dev;
 	ino_t		ino;
 	uint64_t	birth;		/* events read from here on are its */
@@ -202,7 +204,7 @@ static struct obj *by_ino(const struct inofd__fan *f, dev_t dev, ino_t ino)
 	struct obj *o;
 
 	for (o = f->byino[islot(f, dev, ino)]; o; o = o->inext)
-		if (o->dev == dev && o->ino == ino)
+		if (!o->stale && o->dev == dev && o->ino == ino)
 			return o;
 	return NULL;
 }
@@ -399,7 +401,7 @@ static bool fdinfo_mark(const char *line, unsigned long *ino,
  * mark's handle.  -EOPNOTSUPP when neither can say.
  */
 static int handle_of(struct inofd *in, int fd, const struct stat *st,
-		     struct key *k)
+		     struct key *k, bool *own)
 {
 	struct {
 		struct file_handle fh;
@@ -414,8 +416,10 @@ static int handle_of(struct inofd *in, int fd, const struct stat *st,
 		k->type = h.fh.handle_type;
 		k->bytes = h.fh.handle_bytes;
 		memcpy(k->h, h.fh.f_handle, k->bytes);
+		*own = true;
 		return 0;
 	}
+	*own = false;
 	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", in->ifd);
 	fi = fopen(p, "re");
 	if (!fi)
@@ -431,6 +435,55 @@ static int handle_of(struct inofd *in, int fd, const struct stat *st,
 	}
 	fclose(fi);
 	return r;
+}
+
+/*
+ * Is fd's object (same dev, ino) still o's?  (dev, ino) do not say: a
+ * tmpfs unmounted and another mounted takes the same anonymous device
+ * number and root inode number, and fanotify says nothing when the first
+ * one's superblock dies (no IN_UNMOUNT: its marks go silently).  Its fsid
+ * (random per tmpfs on 6.18) or its handle (a random generation) differs.
+ * false only when known to differ.
+ */
+static bool obj_is(const struct obj *o, int fd)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char b[MAX_HANDLE_SZ];
+	} h;
+	struct statfs sfs;
+	uint64_t fsid;
+	int mnt;
+
+	if (fstatfs(fd, &sfs) == 0) {
+		memcpy(&fsid, &sfs.f_fsid, sizeof(fsid));
+		if (fsid != o->k.fsid)
+			return false;
+	}
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (o->own_handle &&
+	    name_to_handle_at(fd, "", &h.fh, &mnt, AT_EMPTY_PATH) == 0 &&
+	    (h.fh.handle_type != o->k.type ||
+	     h.fh.handle_bytes != o->k.bytes ||
+	     memcmp(h.fh.f_handle, o->k.h, o->k.bytes)))
+		return false;
+	return true;
+}
+
+bool inofd__fan_same(struct inofd *in, int wd, const char *path)
+{
+	struct obj *o = by_wd(in->fan, wd);
+	bool same;
+	int fd;
+
+	if (!o)
+		return true;
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return true;	/* the caller's stat() said; nothing more */
+	same = obj_is(o, fd);
+	close(fd);
+	return same;
 }
 
 static int mark(struct inofd *in, unsigned int flags, uint32_t fmask, int fd,
@@ -466,7 +519,7 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 	struct stat st;
 	struct obj *o;
 	struct key k;
-	bool dir, opath;
+	bool dir, opath, own = false;
 	int fl, r;
 
 	fl = fcntl(fd, F_GETFL);
@@ -483,6 +536,15 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 	if (mask & IN_EXCL_UNLINK)
 		return -EINVAL;
 	o = by_ino(f, st.st_dev, st.st_ino);
+	if (o && !obj_is(o, fd)) {
+		/*
+		 * Its object is gone (its marks with it) and another took its
+		 * numbers: it keeps its wd until the library lets go of it
+		 * (the mount table says: mounts.c), this one is a new object.
+		 */
+		o->stale = true;
+		o = NULL;
+	}
 	if (o && (mask & IN_MASK_CREATE))
 		return -EEXIST;
 	if (!dir)
@@ -535,7 +597,7 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 	if (fstatfs(fd, &sfs) < 0)
 		r = -errno;
 	else
-		r = handle_of(in, fd, &st, &k);
+		r = handle_of(in, fd, &st, &k, &own);
 	o = r ? NULL : calloc(1, sizeof(*o));
 	if (!o) {
 		/* a mark nobody can route to: take it back */
@@ -548,6 +610,7 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 	o->imask = ev;
 	o->birth = f->consumed;
 	o->dir = dir;
+	o->own_handle = own;
 	o->dev = st.st_dev;
 	o->ino = st.st_ino;
 	link_obj(f, o);

@@ -24,6 +24,10 @@ INOFD__HIDDEN void inofd__fan_free(struct inofd *in);
 INOFD__HIDDEN int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 				 const struct inofd__fan_at *at);
 INOFD__HIDDEN int inofd__fan_rm(struct inofd *in, int wd);
+/* false if the directory at path is known not to be wd's object (its
+ * fsid or handle differ; (dev, ino) may be reused by another tmpfs) */
+INOFD__HIDDEN bool inofd__fan_same(struct inofd *in, int wd,
+				   const char *path);
 /* read(2) of in->ifd as inotify records: bytes, or -1 and errno. */
 INOFD__HIDDEN ssize_t inofd__fan_read(struct inofd *in, void *buf,
 				      size_t len);

@@ -37,6 +37,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "mounts.h"
 
 #define MOUNTINFO	"/proc/self/mountinfo"
@@ -321,7 +322,8 @@ static void root_hidden(struct inofd *in, struct inofd__reg *r)
 	struct stat st;
 
 	if (stat(r->path, &st) == 0 && st.st_dev == r->root->kw->dev &&
-	    st.st_ino == r->root->kw->ino)
+	    st.st_ino == r->root->kw->ino &&
+	    inofd__backend_same(in, r->root->kw->wd, r->path))
 		return;
 	inofd__tree_lost(in, r);
 }
@@ -425,7 +427,9 @@ static void one_point(struct inofd *in, struct inofd__reg *r,
 		record(in, it->id, r->id, m->kw->wd, comp, &st);
 	if (!look)
 		return;
-	if (c && st.st_dev == c->kw->dev && st.st_ino == c->kw->ino)
+	/* (dev, ino) may be another tmpfs's: the backend checks further */
+	if (c && st.st_dev == c->kw->dev && st.st_ino == c->kw->ino &&
+	    inofd__backend_same(in, c->kw->wd, p))
 		return;			/* what the tree holds: no change */
 	if (!c && !inofd__tree_wants(r, m, comp, st.st_dev))
 		return;
