@@ -529,7 +529,7 @@ void inofd__mounts_check(struct inofd *in)
 	struct item *v;
 	size_t n = 0, i, j, nv = 0;
 	char *buf = NULL;
-	bool retry;
+	bool retry, changed;
 	int e;
 
 	if (!in->mtrees || in->mfd < 0)
@@ -539,7 +539,8 @@ void inofd__mounts_check(struct inofd *in)
 		return;
 	retry = in->mretry;
 	in->mretry = false;
-	if (pf.revents & (POLLPRI | POLLERR))
+	changed = pf.revents & (POLLPRI | POLLERR);
+	if (changed)
 		in->mtries = 0;
 	else if (retry)
 		in->mtries++;
@@ -554,8 +555,9 @@ void inofd__mounts_check(struct inofd *in)
 	}
 	if (!in->mknown)
 		goto keep;
-	/* two items per mount that moved, one per tree holding one that went */
-	v = malloc((2 * n + 2 * in->nmtab + in->nmrec + 1) * sizeof(*v));
+	/* two items per mount that moved, one per tree holding one that
+	 * went, and every mount of the table now */
+	v = malloc((3 * n + 2 * in->nmtab + in->nmrec + 1) * sizeof(*v));
 	if (!v) {
 		in->rescan_due = in->crawl_due = true;
 		goto keep;
@@ -587,6 +589,18 @@ void inofd__mounts_check(struct inofd *in)
 			j++;
 		}
 	}
+	/*
+	 * The table changed, or a mount was not placed: every mount where it
+	 * is now, too (the same ones: no change).  A umount and a mount at
+	 * one place can leave the table as it was, line for line: the mount
+	 * id, the anonymous device number and the root are reused (a tmpfs
+	 * unmounted and another mounted, in one batch).  Identity says.
+	 */
+	if (retry || changed)
+		for (i = 0; i < n; i++)
+			v[nv++] = (struct item){ .path = buf + tab[i].off,
+						 .id = tab[i].id,
+						 .here = true };
 	if (nv) {
 		size_t k;
 
@@ -603,14 +617,6 @@ void inofd__mounts_check(struct inofd *in)
 		for (i = 0; i < k; i++)
 			if (v[i].own)
 				free((char *)v[i].path);
-	}
-	if (retry) {
-		/* every mount, where it is now (the same ones: no change) */
-		for (i = 0; i < n; i++)
-			v[i] = (struct item){ .path = buf + tab[i].off,
-					      .id = tab[i].id, .here = true };
-		qsort(v, n, sizeof(*v), cmp_item);
-		act(in, v, n, NULL);
 	}
 	free(v);
 keep:
