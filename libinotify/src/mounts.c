@@ -15,9 +15,12 @@
  * the table changed.  mfd is polled (and read) by the library only, after
  * each batch of records: if the table changed, its mount points are
  * compared, by mount id, with the last table's, and each mount point that
- * came, went or moved and lies inside a tree is looked at by identity:
+ * came, went or moved, and every mount point now (a umount and a mount
+ * at one place can leave the table as it was, line for line), that lies
+ * inside a tree is looked at by identity:
  * the node the tree holds for that path is compared (st_dev, st_ino) with
- * what the path leads to now.  A node that is not what the path shows
+ * what the path leads to now (and, on fanotify, fsid and handle: another
+ * tmpfs may take a dead one's numbers).  A node that is not what the path shows
  * (covered, or a mount that went) goes with its subtree, and the directory
  * the path shows is watched and walked as a new one, after an
  * INOFD_EV_RESCAN with the tree's wd naming that directory.  A mount over
