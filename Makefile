@@ -98,7 +98,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
-	bench-host bench-lib-host soak oracle-guest bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
+	bench-host bench-lib-host soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check post \
 	distclean FORCE
 
@@ -125,6 +125,7 @@ help:
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
+	@echo "make oracle-fanotify   the same on the library's fanotify backend"
 	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
 	@echo "                 (ORACLE_FEATURES=NXLRMC: the oracle's -N -X -L -R -M -C, here and in guest-test)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
@@ -225,6 +226,11 @@ oracle: $(if $(LIBINOFD),,lib)
 		ORACLE_SEED=$(ORACLE_SEED) LIBINOFD=$(LIBINOFD) \
 		$(if $(ORACLE_BACKEND),ORACLE_BACKEND=$(ORACLE_BACKEND)) \
 		ORACLE_ARGS="$(ORACLE_ARGS)"
+
+# The same seeds and fresh sets on the fanotify backend (issue 19): the
+# host has no INOTIFY_WATCH, so procfd and fanotify are the two it can run.
+oracle-fanotify: $(if $(LIBINOFD),,lib)
+	@$(MAKE) --no-print-directory oracle ORACLE_BACKEND=fanotify
 
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)
@@ -478,7 +484,7 @@ harness-check:
 # lockdep, kmemleak, UBSAN), then the kernel checks and the guest suite on
 # the 6.12 base.  DEBUG=1 runs only the debug guest suite; KERNEL=6.12
 # the host tests and the 6.12 kernel checks only.
-HOST_CHECKS := harness-check unit oracle watch-fd-check install-check deb-check fuzz
+HOST_CHECKS := harness-check unit oracle oracle-fanotify watch-fd-check install-check deb-check fuzz
 ifeq ($(DEBUG),1)
 check: need $(HOST_CHECKS) uapi-check checkpatch guest-check
 	@$(MAKE) --no-print-directory sem-table-check
