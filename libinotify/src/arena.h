@@ -2,6 +2,8 @@
 #ifndef INOFD_ARENA_H
 #define INOFD_ARENA_H
 
+#include <stdlib.h>
+
 #include "types.h"
 
 /*
@@ -26,6 +28,23 @@ static inline char *inofd__arena_str(struct inofd__arena *a, size_t n)
 		return p;
 	}
 	return inofd__arena_more(a, n);
+}
+
+/* Append x to the array *v (*n used of *cap, grown by doubling); -1 when
+ * out of memory, the array left as it was. */
+static inline int inofd__ints_push(int **v, size_t *n, size_t *cap, int x)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		int *nv = realloc(*v, c * sizeof(**v));
+
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
 }
 
 #endif

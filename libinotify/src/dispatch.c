@@ -464,19 +464,11 @@ static int live_wds(struct inofd *in, int **out, size_t *n)
 
 		if (sscanf(line, "inotify wd:%x", &wd) != 1)
 			continue;
-		if (*n == cap) {
-			int *nv;
-
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				fclose(f);
-				return -1;
-			}
-			v = nv;
+		if (inofd__ints_push(&v, n, &cap, (int)wd)) {
+			free(v);
+			fclose(f);
+			return -1;
 		}
-		v[(*n)++] = (int)wd;
 	}
 	fclose(f);
 	*out = v;

@@ -42,6 +42,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "fanotify.h"
 
 #ifndef FAN_REPORT_DFID_NAME
@@ -670,19 +671,11 @@ int inofd__fan_live_wds(struct inofd *in, int **out, size_t *n)
 			o = NULL;
 		if (!o)
 			continue;
-		if (*n == cap) {
-			int *nv;
-
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				fclose(fi);
-				return -1;
-			}
-			v = nv;
+		if (inofd__ints_push(&v, n, &cap, o->wd)) {
+			free(v);
+			fclose(fi);
+			return -1;
 		}
-		v[(*n)++] = o->wd;
 	}
 	fclose(fi);
 	*out = v;
