@@ -258,9 +258,10 @@ INOFD_API int inofd_unwatch(struct inofd *in, int wd);
 /*
  * Events: inofd_read() reads the instance until read(2) says EAGAIN (or a
  * bound; then inofd_timeout() says 0) and returns the number of events
- * ready for inofd_next(); while events of the last read are still queued
- * it reads nothing new.  inofd_next() returns 1 with *ev set, or 0 when
- * none is ready.  inofd_timeout() returns the poll(2) timeout in ms the
+ * ready now (at least 1 if there is any: the records read become events
+ * as inofd_next() takes them, in the kernel's order); while events of the
+ * last read are still queued or still to be made it reads nothing new.
+ * inofd_next() returns 1 with *ev set, or 0 when none is ready.  inofd_timeout() returns the poll(2) timeout in ms the
  * caller should use (0: call inofd_read() now, -1: nothing pending).  All
  * three return -errno on failure.  Edge-triggered epoll: call inofd_read()
  * and drain inofd_next() until inofd_read() returns 0.

@@ -233,8 +233,11 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	struct inofd__kw *kw;
 	struct stat st;
 	uint32_t kmask;
-	uint64_t born = inofd__stream_now(in);	/* before the kernel's mark */
+	uint64_t born;
 	int wd;
+
+	inofd__stream_finish(in);	/* what was read comes before it */
+	born = inofd__stream_now(in);	/* before the kernel's mark */
 
 	/*
 	 * The kernel mark is shared by every registration on the object:
@@ -499,6 +502,7 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 	/* a tree is one owner of many watches: no per-call mask games */
 	if (mask & (IN_MASK_ADD | IN_MASK_CREATE | IN_ONESHOT))
 		return -EINVAL;
+	inofd__stream_finish(in);	/* what was read comes before it */
 	r = inofd__reg_new(in, INOFD__REG_TREE);
 	if (!r)
 		return -ENOMEM;
@@ -550,6 +554,7 @@ int inofd_unwatch(struct inofd *in, int wd)
 
 	if (!in)
 		return -EINVAL;
+	inofd__stream_finish(in);	/* its events read so far come first */
 	r = inofd__reg_find(in, wd);
 	if (!r || r->owe_end)		/* ended: its IN_IGNORED is owed */
 		return -EINVAL;
@@ -590,6 +595,9 @@ int inofd_next(struct inofd *in, const struct inofd_event **ev)
 	if (__builtin_expect(!in || !ev, 0))
 		return -EINVAL;
 	*ev = inofd__q_pop(in);
+	/* none queued: a batch still streaming makes its next events */
+	if (__builtin_expect(!*ev, 0) && inofd__stream_more(in))
+		*ev = inofd__q_pop(in);
 	return *ev != NULL;
 }
 

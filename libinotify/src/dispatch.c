@@ -784,27 +784,33 @@ fast(struct inofd *in, struct run *u, const struct inotify_event *e,
 }
 
 /*
- * Every record of buf; names stay in buf, which lives until the next read.
- * kernel: buf is what read(2) gave, whose records are whole and whose
- * names are NUL-terminated and padded to 16 bytes, so the fast path does
- * not check that again per record (fed bytes are checked: they can be
- * anything).  Record lengths are checked either way.
+ * The records from in->scur to in->send, at most budget of them; names
+ * stay in the buffer, which lives until the next read.  in->spos is the
+ * stream offset of in->scur; both move past what was parsed.  kernel: the
+ * bytes are what read(2) gave, whose records are whole and whose names are
+ * NUL-terminated and padded to 16 bytes, so the fast path does not check
+ * that again per record (fed bytes are checked: they can be anything).
+ * Record lengths are checked either way.
  */
 static inline __attribute__((always_inline)) int
-parse_as(struct inofd *in, const char *buf, size_t len, uint64_t base,
-	 bool kernel)
+parse_as(struct inofd *in, size_t budget, bool kernel)
 {
-	const char *start = buf, *end = buf + len;
+	const char *start = in->scur, *buf = start, *end = in->send;
+	uint64_t base = in->spos;
+	size_t len = (size_t)(end - buf);
 	/* records before fresh were queued before some registration was
 	 * made: process() reports them only to the older ones */
 	const char *fresh = in->born_max <= base ? buf :
 			    in->born_max - base >= len ? end :
 			    buf + (in->born_max - base);
 	struct run u;
+	size_t n = 0;
+	int r = 0;
 
 	run_load(in, &u);
 	u.fresh = fresh;
-	while ((size_t)(end - buf) >= sizeof(struct inotify_event)) {
+	while ((size_t)(end - buf) >= sizeof(struct inotify_event) &&
+	       n++ < budget) {
 		/*
 		 * read(2)'s records are aligned (the buffer is malloc()'s,
 		 * every record a multiple of 16 bytes long); fed records may
@@ -819,8 +825,10 @@ parse_as(struct inofd *in, const char *buf, size_t len, uint64_t base,
 			e = &h;
 		}
 		if (e->len > (size_t)(end - buf) - sizeof(*e) ||
-		    (!kernel && e->len && name[e->len - 1] != '\0'))
+		    (!kernel && e->len && name[e->len - 1] != '\0')) {
+			r = -EINVAL;
 			break;
+		}
 		buf += sizeof(*e) + e->len;
 		if (fast(in, &u, e, name, kernel))
 			continue;
@@ -832,26 +840,29 @@ parse_as(struct inofd *in, const char *buf, size_t len, uint64_t base,
 		process(in, e->wd, e->mask, e->cookie,
 			(e->len && name[0]) ? name : NULL);
 		in->at_rec = false;
-		if (in->backlog_due)
-			return 0;	/* the rest: read_backlog() */
 		run_load(in, &u);
 		u.fresh = fresh;
+		if (in->backlog_due)
+			break;		/* the rest: read_backlog() */
 	}
 	run_store(in, &u);
+	in->spos = base + (uint64_t)(buf - start);
+	in->scur = buf;
 	/* a torn or malformed record: what came before it is reported */
-	return buf == end ? 0 : -EINVAL;
+	if (!r && !in->backlog_due && buf != end &&
+	    (size_t)(end - buf) < sizeof(struct inotify_event))
+		r = -EINVAL;
+	return r;
 }
 
-static int parse_read(struct inofd *in, const char *buf, size_t len,
-		      uint64_t base)
+static int parse_read(struct inofd *in, size_t budget)
 {
-	return parse_as(in, buf, len, base, true);
+	return parse_as(in, budget, true);
 }
 
-static int parse_fed(struct inofd *in, const char *buf, size_t len,
-		     uint64_t base)
+static int parse_fed(struct inofd *in)
 {
-	return parse_as(in, buf, len, base, false);
+	return parse_as(in, SIZE_MAX, false);
 }
 
 uint64_t inofd__stream_now(const struct inofd *in)
@@ -888,9 +899,9 @@ void inofd__born(struct inofd *in, struct inofd__reg *r, uint64_t at)
  * read yet.  They are read now, to EAGAIN, into a buffer of their own
  * after the records of buf not parsed yet, so that the roots' chains can
  * be checked with every rename after the loss in hand (roots_check());
- * then they are parsed.  The kernel's queue bounds what there is to read
- * (max_queued_events records); a writer that keeps it full meets
- * INOFD__BACKLOG_MAX, and the check is made with what was read.
+ * then the stream goes on in that buffer.  The kernel's queue bounds what
+ * there is to read (max_queued_events records); a writer that keeps it
+ * full meets INOFD__BACKLOG_MAX, and the check is made with what was read.
  */
 static int read_backlog(struct inofd *in)
 {
@@ -940,7 +951,10 @@ static int read_backlog(struct inofd *in)
 	in->rest = b;
 	in->rest_end = b + fill;
 	roots_check(in);
-	return parse_read(in, b, fill, base);
+	in->scur = b;
+	in->send = b + fill;
+	in->spos = base;
+	return 0;
 }
 
 /* After a batch: due halves and windows, crawls, walk steps, rescans. */
@@ -990,6 +1004,69 @@ static int settle(struct inofd *in)
 	return (int)inofd__q_ready(in);
 }
 
+/*
+ * The stream: the records read and not parsed yet (in->scur to in->send)
+ * become events a few at a time, as inofd_next() asks for them, so that an
+ * event is built just before it is taken and is still in the cache then
+ * (a whole batch materialised first is several hundred KiB of events and
+ * paths).  One step parses up to INOFD__STREAM_RECS records; the step
+ * that ends the buffer ends the batch: the backlog after a loss, the
+ * mount check and settle(), as when the batch was parsed at once.
+ * Returns 0 or -errno (the batch is abandoned, as read(2)'s error would).
+ */
+static int stream_step(struct inofd *in)
+{
+	int r = parse_read(in, INOFD__STREAM_RECS);
+
+	if (r == 0 && in->backlog_due)
+		r = read_backlog(in);
+	if (r < 0) {
+		in->sact = false;
+		return r;
+	}
+	if (in->scur != in->send)
+		return 0;
+	in->sact = false;
+	/* read(2) said EAGAIN: with every record parsed, the paths are
+	 * today's; mounted over or uncovered (mounts.c) */
+	if (!in->more)
+		inofd__mounts_check(in);
+	settle(in);
+	return 0;
+}
+
+/* Steps until an event is ready or the batch is done. */
+static int stream_fill(struct inofd *in)
+{
+	int r = 0;
+
+	while (in->sact && !r && !inofd__q_ready(in))
+		r = stream_step(in);
+	return r;
+}
+
+bool inofd__stream_more(struct inofd *in)
+{
+	int r;
+
+	if (!in->sact)
+		return false;
+	r = stream_fill(in);
+	if (r < 0 && !in->serr)
+		in->serr = r;	/* inofd_read() says it */
+	return true;
+}
+
+void inofd__stream_finish(struct inofd *in)
+{
+	while (in->sact) {
+		int r = stream_step(in);
+
+		if (r < 0 && !in->serr)
+			in->serr = r;
+	}
+}
+
 int inofd__feed(struct inofd *in, const void *buf, size_t len)
 {
 	char *copy;
@@ -997,6 +1074,7 @@ int inofd__feed(struct inofd *in, const void *buf, size_t len)
 
 	if (!in || (!buf && len))
 		return -EINVAL;
+	inofd__stream_finish(in);
 	inofd__q_reset(in);
 	copy = inofd__arena_alloc(&in->arena, len ? len : 1);
 	if (!copy)
@@ -1004,7 +1082,11 @@ int inofd__feed(struct inofd *in, const void *buf, size_t len)
 	memcpy(copy, buf, len);
 	in->more = false;	/* fed bytes are all there is */
 	in->kpos += len;
-	r = parse_fed(in, copy, len, in->kpos - len);
+	in->scur = copy;
+	in->send = copy + len;
+	in->spos = in->kpos - len;
+	r = parse_fed(in);
+	in->scur = in->send = NULL;
 	if (r < 0)
 		return r;
 	return settle(in);
@@ -1013,8 +1095,18 @@ int inofd__feed(struct inofd *in, const void *buf, size_t len)
 int inofd__read(struct inofd *in)
 {
 	unsigned int rounds = 0;
-	int ready = 0;
+	int ready = 0, r;
 
+	if (in->serr) {
+		r = in->serr;
+		in->serr = 0;
+		return r;
+	}
+	/* a batch still streaming: its next events */
+	if (in->sact) {
+		r = stream_fill(in);
+		return r < 0 ? r : (int)inofd__q_ready(in);
+	}
 	if (!in->buf) {
 		in->buf = malloc(INOFD__READ_BUF);
 		if (!in->buf)
@@ -1029,7 +1121,6 @@ int inofd__read(struct inofd *in)
 	for (;;) {
 		size_t fill = 0;
 		bool again = false;
-		int r;
 
 		while (in->bufsz - fill >= INOFD__READ_MIN &&
 		       rounds < INOFD__READ_ROUNDS) {
@@ -1056,22 +1147,21 @@ int inofd__read(struct inofd *in)
 		in->kpos += fill;
 		if (in->chain_short && fill)
 			inofd__tree_recheck(in);	/* holes above roots */
-		r = parse_read(in, in->buf, fill, in->kpos - fill);
-		while (r == 0 && in->backlog_due)
-			r = read_backlog(in);
+		in->scur = in->buf;
+		in->send = in->buf + fill;
+		in->spos = in->kpos - fill;
+		in->sact = true;
+		r = stream_fill(in);
 		if (r < 0)
 			return r;
-		/* read(2) said EAGAIN: with every record parsed, the paths
-		 * are today's; mounted over or uncovered (mounts.c) */
-		if (!in->more)
-			inofd__mounts_check(in);
-		ready = settle(in);
+		ready = (int)inofd__q_ready(in);
 		/*
 		 * Read until EAGAIN (edge-triggered epoll needs that) or until
 		 * there is something to hand out: the buffer cannot be reused
 		 * before the events that point into it are taken.
 		 */
-		if (ready || !in->more || rounds >= INOFD__READ_ROUNDS)
+		if (ready || in->sact || !in->more ||
+		    rounds >= INOFD__READ_ROUNDS)
 			break;
 		inofd__q_reset(in);
 		free(in->buf2);		/* nothing points into it now */
@@ -1084,7 +1174,8 @@ int inofd__timeout(const struct inofd *in)
 {
 	uint64_t d, now;
 
-	if (inofd__q_ready(in) || inofd__walk_pending(in) || in->rescan_due ||
+	if (inofd__q_ready(in) || in->sact || in->serr ||
+	    inofd__walk_pending(in) || in->rescan_due ||
 	    in->crawl_due || in->dhead || in->more || in->nowed ||
 	    inofd__fan_pending(in))
 		return 0;

@@ -16,6 +16,16 @@ INOFD__HIDDEN int inofd__feed(struct inofd *in, const void *buf, size_t len);
 
 INOFD__HIDDEN int inofd__read(struct inofd *in);
 /*
+ * A batch is parsed as its events are taken (see stream_step()).  More:
+ * the queue is empty; parse on until an event is ready or the batch is
+ * done (false: no batch was streaming).  Finish: parse the rest of the
+ * batch now; every call that changes watches does that first, so that
+ * records read before it are applied before it, as when a batch was
+ * parsed at once.
+ */
+INOFD__HIDDEN bool inofd__stream_more(struct inofd *in);
+INOFD__HIDDEN void inofd__stream_finish(struct inofd *in);
+/*
  * The offset in the kernel's event stream of the next record queued from
  * now on (bytes read so far plus FIONREAD).  A watch call takes it before
  * it asks the kernel, and inofd__born() gives it to the registration:

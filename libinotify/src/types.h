@@ -39,6 +39,9 @@
 #define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
 #endif
 #define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
+#ifndef INOFD__STREAM_RECS	/* -D for stress builds (DESIGN.md) */
+#define INOFD__STREAM_RECS	64	/* records parsed per stream step */
+#endif
 #define INOFD__BACKLOG_MAX	(8u << 20)	/* read after an overflow, at most */
 #ifndef INOFD__WALK_BUDGET	/* -D for stress builds (DESIGN.md) */
 #define INOFD__WALK_BUDGET	1024	/* directory entries listed per inofd_read() */
@@ -341,6 +344,11 @@ struct inofd {
 							 * process() has */
 	char			*buf2;		/* read after an overflow */
 	bool			backlog_due;
+	/* the stream: records read, not parsed yet; scur's stream offset */
+	const char		*scur, *send;
+	uint64_t		spos;
+	bool			sact;		/* a batch is streaming */
+	int			serr;		/* its error, for inofd_read() */
 	bool			unsure;		/* some reg is unsure */
 	/* the kernel's event stream: bytes read (or fed) so far; the
 	 * offset of the record being applied, while at_rec (else "now");

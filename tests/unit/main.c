@@ -14,6 +14,7 @@ TESTS(member)
 TESTS(born)
 TESTS(fanotify)
 TESTS(mounts)
+TESTS(stream)
 
 int main(void)
 {
@@ -30,6 +31,7 @@ int main(void)
 		{ born_tests, &born_ntests },
 		{ fanotify_tests, &fanotify_ntests },
 		{ mounts_tests, &mounts_ntests },
+		{ stream_tests, &stream_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
