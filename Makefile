@@ -98,7 +98,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
-	bench-host bench-lib-host soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
+	bench-host bench-lib-host bench-lib-cache soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check post \
 	distclean FORCE
 
@@ -123,6 +123,7 @@ help:
 	@echo "                 on 6.12 SERIES=patches/6.12, default patches/6.12 patches/6.12/event-path)"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host"
+	@echo "make bench-lib-cache bench 1d's cache misses per event on a simulated 32 KiB L1d / 256 KiB L2 (valgrind)"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
 	@echo "make oracle-fanotify   the same on the library's fanotify backend"
@@ -368,6 +369,11 @@ bench-lib-host: build/host/bench_lib
 		rm -rf $$d/lib; \
 	done; rm -rf $$d; \
 	echo "bench-lib-host: host thread-CPU time, not the guest figure"; exit $$rc
+
+# Bench 1d on a simulated small cache (32 KiB L1d, 256 KiB last level):
+# misses per event of the shipped library and of a whole-batch build.
+bench-lib-cache:
+	@scripts/bench-lib-cache.sh build/host/cache $(BENCH_LIB_NEV)
 
 build/host/bench_lib: tests/bench/bench_lib.c tests/bench/bench.h lib
 	@mkdir -p $(@D)

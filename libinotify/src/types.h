@@ -32,15 +32,23 @@
 #define INOFD__HIDDEN	__attribute__((visibility("hidden")))
 
 #define INOFD__PAIR_MS		10	/* default wait for IN_MOVED_TO */
+/*
+ * One batch is one buffer of records, whose events stay valid until the
+ * next read: the buffer, its events (104 bytes each) and their paths are
+ * what a read keeps in the cache.  32 KiB of records is about 1,000
+ * events, about 190 KiB with the paths: inside a 256 KiB L2.  A stream
+ * step makes 128 events (about 20 KiB with their paths), inside L1, just
+ * before they are taken (DESIGN.md, "The streamed iterator").
+ */
 #ifndef INOFD__READ_BUF		/* -D for stress builds (DESIGN.md) */
-#define INOFD__READ_BUF		(64 * 1024)	/* one batch: its events stay in cache */
+#define INOFD__READ_BUF		(32 * 1024)
 #endif
 #ifndef INOFD__READ_MIN
-#define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
+#define INOFD__READ_MIN		(8 * 1024)	/* a read() gets at least this */
 #endif
 #define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
 #ifndef INOFD__STREAM_RECS	/* -D for stress builds (DESIGN.md) */
-#define INOFD__STREAM_RECS	64	/* records parsed per stream step */
+#define INOFD__STREAM_RECS	128	/* records parsed per stream step */
 #endif
 #define INOFD__BACKLOG_MAX	(8u << 20)	/* read after an overflow, at most */
 #ifndef INOFD__WALK_BUDGET	/* -D for stress builds (DESIGN.md) */
