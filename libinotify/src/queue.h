@@ -26,7 +26,8 @@ INOFD__HIDDEN size_t inofd__q_mark(const struct inofd *in);
 INOFD__HIDDEN void inofd__q_rollback(struct inofd *in, size_t mark);
 /* Queue the INOFD_EV_RESCAN that a loss owes, if one is owed. */
 INOFD__HIDDEN void inofd__q_rescan(struct inofd *in);
-/* inofd__q_pop() at the end of what the cursor knows: look again. */
+/* The next ready event, or NULL: inofd_next() calls it when its cursor
+ * (in->qr to in->qrend, the rest of one block) is used up. */
 INOFD__HIDDEN struct inofd_event *inofd__q_next(struct inofd *in);
 INOFD__HIDDEN size_t inofd__q_ready(const struct inofd *in);
 /* How many more events may be queued before the bound. */
@@ -34,17 +35,5 @@ INOFD__HIDDEN size_t inofd__q_room(const struct inofd *in);
 /* Everything handed out: start over (and free the strings); true if so. */
 INOFD__HIDDEN bool inofd__q_reset(struct inofd *in);
 INOFD__HIDDEN void inofd__q_free(struct inofd *in);
-
-/* The next ready event, or NULL.  Inline: inofd_next() is this. */
-static inline struct inofd_event *inofd__q_pop(struct inofd *in)
-{
-	struct inofd_event *ev = in->qr;
-
-	if (__builtin_expect(ev != in->qrend, 1)) {
-		in->qr = ev + 1;
-		return ev;
-	}
-	return inofd__q_next(in);
-}
 
 #endif

@@ -34,17 +34,17 @@
 #define INOFD__PAIR_MS		10	/* default wait for IN_MOVED_TO */
 /*
  * One batch is one buffer of records, whose events stay valid until the
- * next read: the buffer, its events (104 bytes each) and their paths are
- * what a read keeps in the cache.  32 KiB of records is about 1,000
- * events, about 190 KiB with the paths: inside a 256 KiB L2.  A stream
- * step makes 128 events (about 20 KiB with their paths), inside L1, just
- * before they are taken (DESIGN.md, "The streamed iterator").
+ * next read.  A stream step makes 128 events (about 20 KiB with their
+ * paths, inside a 32 KiB L1d) just before they are taken (DESIGN.md, "The
+ * streamed iterator"); 64 KiB is the raw loop's read size, and a 32 KiB
+ * batch, which fits a 256 KiB L2 whole, cost 2% more by instruction count
+ * at depth 8 (bench 1d).
  */
 #ifndef INOFD__READ_BUF		/* -D for stress builds (DESIGN.md) */
-#define INOFD__READ_BUF		(32 * 1024)
+#define INOFD__READ_BUF		(64 * 1024)
 #endif
 #ifndef INOFD__READ_MIN
-#define INOFD__READ_MIN		(8 * 1024)	/* a read() gets at least this */
+#define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
 #endif
 #define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
 #ifndef INOFD__STREAM_RECS	/* -D for stress builds (DESIGN.md) */
