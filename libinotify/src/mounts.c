@@ -127,6 +127,7 @@ static void open_infos(struct inofd *in)
 		in->merr = a < 0 ? a : b;
 		return;
 	}
+	e.data.fd = a;
 	in->merr = room_left(b);
 	if (!in->merr && epoll_ctl(in->epfd, EPOLL_CTL_ADD, a, &e) < 0)
 		in->merr = -errno;
