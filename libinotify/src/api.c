@@ -493,7 +493,7 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 	unsigned int flags;
 	size_t mark;
 	struct stat st;
-	bool own;
+	bool own, first;
 	int fd, e;
 
 	e = check_at_args(in, path, mask, 0);
@@ -530,13 +530,14 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 	r->dev = st.st_dev;
 	r->path = abs_path(dirfd, path, fd);
 	inofd__born(in, r, inofd__stream_now(in));	/* before its marks */
-	inofd__mounts_tree_new(in);	/* the table as the walk starts */
+	first = inofd__mounts_tree_new(in);	/* the table as the walk starts */
 	mark = inofd__q_mark(in);
 	e = walk_root(in, r, fd, &st);
 	if (e < 0) {
 		/* all or nothing: a failed walk leaves no watch behind */
 		inofd__reg_end(in, r, false, 0);
 		inofd__q_rollback(in, mark);	/* and no report about it */
+		inofd__mounts_tree_failed(in, first);
 		goto out;
 	}
 	inofd__tree_link_parent(in, r, fd);

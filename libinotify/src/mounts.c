@@ -9,7 +9,8 @@
  * The mount namespace's table does change, and /proc/self/mountinfo says
  * so to poll(2) (POLLPRI|POLLERR, once per open file and change).
  *
- * Two descriptors of it: mwake sits in the epoll instance inofd_fd()
+ * Two descriptors of it, opened at the first tree (an instance that makes
+ * none holds neither): mwake sits in the epoll instance inofd_fd()
  * returns, so that the caller's poll wakes; whoever polls the epoll
  * instance consumes its change, so the library cannot learn from it that
  * the table changed.  mfd is polled (and read) by the library only, after
@@ -82,7 +83,36 @@ static void close_info(struct inofd *in)
 	in->mknown = false;
 }
 
-/* The mountinfo descriptors of the namespace the process is in now. */
+/*
+ * Descriptors a tree's walk goes on with when short of them (a directory
+ * at a time: tree.c).  The table is opened just before a tree's walk, and
+ * must leave them: the tree is what the caller asked for, and it works
+ * without the table (saying that mounts are not seen).  RLIMIT_NOFILE is
+ * what this sees; a system-wide ENFILE comes at the walk's own opens.
+ */
+#define WALK_FDS	2
+
+static int room_left(int fd)
+{
+	int d[WALK_FDS], i, e = 0;
+
+	for (i = 0; i < WALK_FDS; i++) {
+		d[i] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (d[i] < 0) {
+			e = -errno;
+			break;
+		}
+	}
+	while (i--)
+		close(d[i]);
+	return e;
+}
+
+/*
+ * The mountinfo descriptors of the namespace the process is in now, made
+ * at the first tree (not by inofd_new(): an instance without a tree needs
+ * no table), or at a tree made after a change of namespace.
+ */
 static void open_infos(struct inofd *in)
 {
 	struct epoll_event e = { .events = EPOLLPRI };
@@ -98,15 +128,16 @@ static void open_infos(struct inofd *in)
 		return;
 	}
 	e.data.fd = a;
-	if (epoll_ctl(in->epfd, EPOLL_CTL_ADD, a, &e) < 0) {
+	in->merr = room_left(b);
+	if (!in->merr && epoll_ctl(in->epfd, EPOLL_CTL_ADD, a, &e) < 0)
 		in->merr = -errno;
+	if (in->merr) {
 		close(a);
 		close(b);
 		return;
 	}
 	in->mwake = a;
 	in->mfd = b;
-	in->merr = 0;
 	in->mns = ns_ino();
 }
 
@@ -115,14 +146,14 @@ int inofd__mounts_init(struct inofd *in)
 	struct epoll_event e = { .events = EPOLLIN };
 
 	in->mwake = in->mfd = -1;
+	in->merr = 0;
 	in->epfd = epoll_create1(EPOLL_CLOEXEC);
 	/* main-loop friendly as the inotify descriptor was (never read) */
 	if (in->epfd >= 0 && fcntl(in->epfd, F_SETFL, O_NONBLOCK) == 0) {
 		e.data.fd = in->ifd;
-		if (epoll_ctl(in->epfd, EPOLL_CTL_ADD, in->ifd, &e) == 0) {
-			open_infos(in);
+		/* the table waits for the first tree: open_infos() */
+		if (epoll_ctl(in->epfd, EPOLL_CTL_ADD, in->ifd, &e) == 0)
 			return 0;
-		}
 	}
 	/*
 	 * No epoll instance (RLIMIT_NOFILE, memory): the instance still
@@ -649,13 +680,39 @@ void inofd__mounts_free(struct inofd *in)
 	in->mrec = NULL;
 }
 
-void inofd__mounts_tree_new(struct inofd *in)
+bool inofd__mounts_tree_new(struct inofd *in)
 {
+	bool first = !in->mtrees;
+
 	in->mtrees = true;
-	/* made after a setns()/unshare() of the mount namespace: follow it */
+	/*
+	 * The first tree opens the table (its baseline is read just below:
+	 * what changed before is no change); a tree made after a setns() or
+	 * unshare() of the mount namespace follows it; a tree made after one
+	 * that found no table (RLIMIT_NOFILE) tries again.
+	 */
 	if (in->epfd >= 0 && (in->mfd < 0 || ns_ino() != in->mns))
 		open_infos(in);
 	inofd__mounts_check(in);
+	return first;
+}
+
+void inofd__mounts_tree_failed(struct inofd *in, bool first)
+{
+	if (!first)
+		return;
+	/* no tree after all: the instance as it was before, without a table */
+	if (in->epfd >= 0) {
+		close_info(in);
+		in->merr = 0;
+	}
+	free(in->mtab);
+	free(in->mnames);
+	in->mtab = NULL;
+	in->mnames = NULL;
+	in->nmtab = 0;
+	in->mtrees = in->mretry = false;
+	in->mtries = 0;
 }
 
 void inofd__mounts_tree_made(struct inofd *in, struct inofd__reg *r)

@@ -11,21 +11,26 @@
  * (IN_UNMOUNT only when a superblock dies), so the library watches the
  * mount table: /proc/self/mountinfo is pollable (POLLPRI when the mount
  * namespace's table changes).  inofd_fd() is an epoll instance holding
- * the backend's descriptor and one mountinfo descriptor (to wake the
- * caller); a second one, polled and read here only, says whether the table
- * changed since the library last looked (DESIGN.md, "Mounts inside a
- * tree").
+ * the backend's descriptor and, from the first tree on, one mountinfo
+ * descriptor (to wake the caller); a second one, polled and read here
+ * only, says whether the table changed since the library last looked
+ * (DESIGN.md, "Mounts inside a tree").
  */
 
-/* The epoll instance and the mountinfo descriptors, if they can be made
- * (else in->merr says why: mounts are not seen); 0. */
+/* The epoll instance, if it can be made (else in->merr says why: mounts
+ * are not seen); 0.  The mountinfo descriptors wait for the first tree. */
 INOFD__HIDDEN int inofd__mounts_init(struct inofd *in);
 /* What inofd_fd() returns: the epoll instance, or without one ifd. */
 INOFD__HIDDEN int inofd__mounts_fd(const struct inofd *in);
 INOFD__HIDDEN void inofd__mounts_free(struct inofd *in);
-/* Before a tree's first walk: look at the table (acting on the trees that
- * exist), so that it is known when the new one starts. */
-INOFD__HIDDEN void inofd__mounts_tree_new(struct inofd *in);
+/* Before a tree's first walk: open the table if this is the first tree
+ * (or the last one found none), and look at it (acting on the trees that
+ * exist), so that it is known when the new one starts.  True if no tree
+ * was made before. */
+INOFD__HIDDEN bool inofd__mounts_tree_new(struct inofd *in);
+/* The tree whose inofd__mounts_tree_new() said first failed: the table is
+ * closed again (no tree, no mountinfo descriptor). */
+INOFD__HIDDEN void inofd__mounts_tree_failed(struct inofd *in, bool first);
 /* A tree r was made: if mounts cannot be seen, say so once (an
  * INOFD_EV_ERROR -EOPNOTSUPP on its root). */
 INOFD__HIDDEN void inofd__mounts_tree_made(struct inofd *in,

@@ -307,8 +307,9 @@ static int nofile_child(void *arg)
 	if (fd < 0)
 		return 3;
 	close(fd);
-	/* room for 4 descriptors more than are open now */
-	rl.rlim_cur = rl.rlim_max = (rlim_t)fd + 4;
+	/* room for 4 descriptors more than are open now, and for the two
+	 * of the mount table, which the first tree opens (mounts.c) */
+	rl.rlim_cur = rl.rlim_max = (rlim_t)fd + 4 + 2;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		return 4;
 	r = inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);

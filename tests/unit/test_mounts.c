@@ -9,6 +9,7 @@
  */
 #include "unit.h"
 
+#include <dirent.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -578,6 +579,336 @@ static void mount_fan_tmpfs_reused(void **state)
 	expect(*state, reuse_child);
 }
 
+/*
+ * The mountinfo descriptors are made at the first tree, not by inofd_new()
+ * (DESIGN.md, "Mounts inside a tree"): an instance without a tree holds
+ * two descriptors (the backend's and the epoll instance inofd_fd()
+ * returns), one with a tree four, whatever the backend; inofd_fd() keeps
+ * its number; inofd_free() gives them all back.
+ */
+
+/* Open descriptors of the process (the directory's own not counted). */
+static int nfds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;
+}
+
+/* Of those, how many are a mountinfo file. */
+static int nmountinfo(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char l[PATH_MAX], t[PATH_MAX];
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		ssize_t k;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(l, sizeof(l), "/proc/self/fd/%s", e->d_name);
+		k = readlink(l, t, sizeof(t) - 1);
+		if (k <= 0)
+			continue;
+		t[k] = '\0';
+		k = (ssize_t)strlen(t);
+		if (k >= 10 && !strcmp(t + k - 10, "/mountinfo"))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* RLIMIT_NOFILE that leaves exactly k descriptors free (lowest first). */
+static int leave_free(int k)
+{
+	struct rlimit rl;
+	int i;
+
+	for (i = 0; k; i++)
+		if (fcntl(i, F_GETFD) < 0)
+			k--;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -1;
+	rl.rlim_cur = (rlim_t)i;
+	return setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int count_errors(int wd, int error)
+{
+	int i, n = 0;
+
+	for (i = 0; i < L.n; i++)
+		if (L.e[i].type == INOFD_EV_ERROR && L.e[i].wd == wd &&
+		    L.e[i].error == error)
+			n++;
+	return n;
+}
+
+static unsigned int lazy_flags;
+
+static int lazy_body(struct fx *f)
+{
+	struct inofd_opts o = { .sz = sizeof(o), .flags = lazy_flags };
+	int n0 = nfds(), efd, wd, wd2, pw;
+	struct inofd *in;
+
+	CHECK(n0 > 0, 2);
+	if (inofd_new(&in, &o)) {
+		fprintf(stderr, "test_mounts: no such backend: skipped\n");
+		return 77;
+	}
+	efd = inofd_fd(in);
+	CHECK(nfds() == n0 + 2, 3);
+	CHECK(nmountinfo() == 0, 4);
+	MKD(P(f, "t"));
+	MKD(P(f, "t/a"));
+	MKD(P(f, "u"));
+	MKF(P(f, "x"));
+	/* a plain watch needs no mount table */
+	pw = inofd_watch_path(in, P(f, "x"), IN_ATTRIB, NULL);
+	CHECK(pw >= 0, 5);
+	CHECK(nfds() == n0 + 2, 6);
+	CHECK(nmountinfo() == 0, 7);
+	wd = inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 8);
+	CHECK(nfds() == n0 + 4, 9);
+	CHECK(nmountinfo() == 2, 10);
+	CHECK(inofd_fd(in) == efd, 11);
+	wd2 = inofd_watch_tree_at(in, AT_FDCWD, P(f, "u"), IN_CREATE, NULL);
+	CHECK(wd2 >= 0, 12);
+	CHECK(nfds() == n0 + 4, 13);
+	CHECK(pump(in, 50) == 0, 14);
+	CHECK(seen(0, INOFD_EV_ERROR, 0, NULL) < 0, 15);
+	MKF(P(f, "t/a/y"));
+	CHECK(pump(in, 50) == 0, 16);
+	CHECK(seen(0, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/a/y")) >= 0, 17);
+	/* held for the instance's life, as inofd_fd()'s epoll set is */
+	CHECK(inofd_unwatch(in, wd) == 0 && inofd_unwatch(in, wd2) == 0, 18);
+	CHECK(pump(in, 50) == 0, 19);
+	CHECK(nfds() == n0 + 4, 20);
+	CHECK(inofd_fd(in) == efd, 21);
+	inofd_free(in);
+	CHECK(nfds() == n0, 22);
+	CHECK(nmountinfo() == 0, 23);
+	return 0;
+}
+
+static int lazy_child(void *arg)
+{
+	int r;
+
+	L.n = 0;
+	r = lazy_body(arg);
+	if (r && r != 77)
+		show();
+	return r;
+}
+
+static void lazy_expect(struct fx *f, unsigned int flags)
+{
+	int r;
+
+	lazy_flags = flags;
+	r = in_child(lazy_child, f);
+	if (r == 77)
+		skip();
+	assert_int_equal(r, 0);
+}
+
+static void mount_table_lazy_fds(void **state)
+{
+	lazy_expect(*state, INOFD_FORCE_PROCFD);
+}
+
+static void mount_fan_table_lazy_fds(void **state)
+{
+	lazy_expect(*state, INOFD_FORCE_FANOTIFY);
+}
+
+/*
+ * The table's baseline is taken at the first tree: a mount made while the
+ * instance has no tree wakes no one and is not a change (no RESCAN); the
+ * tree made after it holds the mount's root, and its umount is seen.
+ */
+static int baseline_body(struct fx *f)
+{
+	struct pollfd p;
+	struct inofd *in;
+	int wd, i;
+
+	CHECK(inofd_new(&in, NULL) == 0, 2);
+	MKD(P(f, "t"));
+	MKD(P(f, "t/sub"));
+	MKF(P(f, "t/sub/old"));
+	CHECK(mount("inofd", P(f, "t/sub"), "tmpfs", 0, NULL) == 0, 3);
+	p = (struct pollfd){ .fd = inofd_fd(in), .events = POLLIN };
+	CHECK(poll(&p, 1, 100) == 0, 4);
+	MKD(P(f, "t/sub/in"));
+	wd = inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 5);
+	CHECK(pump(in, 50) == 0, 6);
+	CHECK(L.n == 0, 7);
+	CHECK(inofd_watch_count(in) == 3, 8);
+	MKF(P(f, "t/sub/in/x"));
+	CHECK(pump(in, 50) == 0, 9);
+	CHECK(seen(0, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/in/x")) >= 0,
+	      10);
+	CHECK(seen(0, INOFD_EV_RESCAN, 0, NULL) < 0, 11);
+	i = L.n;
+	CHECK(umount(P(f, "t/sub")) == 0, 12);
+	CHECK(pump(in, 50) == 0, 13);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub")) >= 0, 14);
+	CHECK(access(P(f, "t/sub/old"), F_OK) == 0, 15);
+	MKF(P(f, "t/sub/again"));
+	CHECK(pump(in, 50) == 0, 16);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/again")) >= 0,
+	      17);
+	CHECK(inofd_watch_count(in) == 2, 18);
+	CHECK(seen(0, INOFD_EV_ERROR, 0, NULL) < 0, 19);
+	inofd_free(in);
+	return 0;
+}
+
+static int baseline_child(void *arg)
+{
+	return run(arg, baseline_body);
+}
+
+static void mount_table_baseline_at_first_tree(void **state)
+{
+	expect(*state, baseline_child);
+}
+
+/*
+ * RLIMIT_NOFILE lowered after inofd_new(), to what the tree's walk needs
+ * (its root's descriptor and two) and no more: there is no room for the
+ * mount table, and the tree is what was asked for.  The tree works, says
+ * once that mounts are not seen (INOFD_EV_ERROR -EOPNOTSUPP, the "no mount
+ * table" path), and holds nothing more; a tree made with room takes the
+ * table.
+ */
+static int no_room_body(struct fx *f)
+{
+	struct rlimit old;
+	struct inofd *in;
+	int n0, wd, wd2, i;
+
+	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0, 2);
+	CHECK(inofd_new(&in, NULL) == 0, 3);
+	n0 = nfds();
+	MKD(P(f, "t"));
+	MKD(P(f, "t/a"));
+	MKD(P(f, "t/a/b"));
+	MKD(P(f, "t/a/b/c"));
+	MKD(P(f, "u"));
+	CHECK(leave_free(3) == 0, 4);
+	wd = inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 5);
+	CHECK(inofd_watch_count(in) == 4, 6);
+	CHECK(nfds() == n0, 7);
+	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0, 8);
+	CHECK(pump(in, 50) == 0, 9);
+	CHECK(count_errors(wd, -EOPNOTSUPP) == 1, 10);
+	i = seen(0, INOFD_EV_ERROR, 0, P(f, "t"));
+	CHECK(i >= 0 && !(L.e[i].flags & INOFD_EVF_LOST), 11);
+	MKF(P(f, "t/a/b/c/x"));
+	CHECK(pump(in, 50) == 0, 13);
+	CHECK(seen(0, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/a/b/c/x")) >= 0,
+	      14);
+	/* room again: the next tree takes the table, and says nothing */
+	wd2 = inofd_watch_tree_at(in, AT_FDCWD, P(f, "u"), IN_CREATE, NULL);
+	CHECK(wd2 >= 0, 15);
+	CHECK(nfds() == n0 + 2, 16);
+	CHECK(pump(in, 50) == 0, 17);
+	CHECK(count_errors(wd2, -EOPNOTSUPP) == 0, 18);
+	CHECK(count_errors(wd, -EOPNOTSUPP) == 1, 19);
+	inofd_free(in);
+	return 0;
+}
+
+static int no_room_child(void *arg)
+{
+	int r;
+
+	L.n = 0;
+	r = no_room_body(arg);
+	if (r)
+		show();
+	return r;
+}
+
+static void mount_table_no_room_at_first_tree(void **state)
+{
+	assert_int_equal(in_child(no_room_child, *state), 0);
+}
+
+/*
+ * A first tree that fails (max_user_watches: its walk is all or nothing)
+ * leaves the instance as it was: no mount table held.
+ */
+static int failed_body(struct fx *f)
+{
+	struct inofd *in;
+	int n0, wd;
+
+	if (limit_watches(2) < 0)
+		return 77;
+	CHECK(inofd_new(&in, NULL) == 0, 2);
+	n0 = nfds();
+	MKD(P(f, "t"));
+	MKD(P(f, "t/a"));
+	MKD(P(f, "t/a/b"));
+	MKD(P(f, "u"));
+	wd = inofd_watch_tree_at(in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd == -ENOSPC, 3);
+	CHECK(nfds() == n0, 4);
+	CHECK(nmountinfo() == 0, 5);
+	wd = inofd_watch_tree_at(in, AT_FDCWD, P(f, "u"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 6);
+	CHECK(nfds() == n0 + 2, 7);
+	/* (its ancestors do not fit: ENOSPC for them, not -EOPNOTSUPP) */
+	CHECK(pump(in, 50) == 0, 8);
+	CHECK(count_errors(wd, -EOPNOTSUPP) == 0, 9);
+	inofd_free(in);
+	return 0;
+}
+
+static int failed_child(void *arg)
+{
+	int r;
+
+	L.n = 0;
+	r = failed_body(arg);
+	if (r && r != 77)
+		show();
+	return r;
+}
+
+static void mount_table_first_tree_fails(void **state)
+{
+	int r = in_child(failed_child, *state);
+
+	if (r == 77) {
+		fprintf(stderr, "test_mounts: no user namespace for "
+			"max_user_watches: skipped\n");
+		skip();
+	}
+	assert_int_equal(r, 0);
+}
+
 DEFINE_TESTS(mounts,
 	T(mount_tmpfs_in_tree),
 	T(mount_bind_in_tree),
@@ -588,4 +919,9 @@ DEFINE_TESTS(mounts,
 	T(mount_table_fds_short),
 	T(mount_tmpfs_reused),
 	T(mount_fan_tmpfs_reused),
+	TN(mount_table_lazy_fds),
+	TN(mount_fan_table_lazy_fds),
+	TN(mount_table_baseline_at_first_tree),
+	TN(mount_table_no_room_at_first_tree),
+	TN(mount_table_first_tree_fails),
 )
