@@ -21,14 +21,21 @@
 
 #include "inofd.h"
 
+/* A copy of one event (rec_copy()): a NULL string is kept as "", and
+ * said in nulls (REC_NULL_*). */
 struct rec {
 	int type, wd, from_wd, error;
 	uint32_t mask, cookie;
-	unsigned int flags;
+	unsigned int flags, nulls;
 	char name[256], path[PATH_MAX], from_name[256], from_path[PATH_MAX];
 	void *data, *from_data;
 	uint64_t ino, dev;
 };
+
+#define REC_NULL_NAME		0x1u
+#define REC_NULL_PATH		0x2u
+#define REC_NULL_FROM_NAME	0x4u
+#define REC_NULL_FROM_PATH	0x8u
 
 #define MAXREC 4096
 
@@ -51,8 +58,38 @@ const char *P(struct fx *f, const char *rel);
 void mkfile(const char *path);
 void mkdirp(const char *path);
 
-/* read events until none came for quiet_ms; appends to f->r */
-int drain(struct fx *f, int quiet_ms);
+/*
+ * Reading an instance until it is quiet.  No cmocka assert in these two:
+ * they can run in a child (in_child()); they say what went wrong on
+ * stderr and return a negative number.
+ *
+ * read_quiet(): poll inofd_fd() for at most quiet_ms (less when
+ * inofd_timeout() asks for less), inofd_read(), hand every event to fn,
+ * again, until one round brought no event, the descriptor was not
+ * readable and nothing is pending (inofd_timeout() -1).  fn returns 0 to
+ * go on, or a negative number that stops the reading and is returned.
+ * fn may be NULL (events dropped).  Returns the number of events read, -errno when
+ * inofd_read() or inofd_next() fails, -ETIME when the instance is still
+ * not quiet after QUIET_LIMIT_MS.
+ */
+#define QUIET_LIMIT_MS	60000
+int read_quiet(struct inofd *in, int quiet_ms,
+	       int (*fn)(const struct inofd_event *ev, void *arg), void *arg);
+/*
+ * collect_quiet(): read_quiet(), each event copied (rec_copy()) to
+ * r[*n], r[*n + 1], ... and *n advanced, except inotify events with a
+ * mask bit in ignore (read, not kept).  Returns the number of events read
+ * (kept or not), or as read_quiet(); -ENOSPC when more than max - *n
+ * events were to be kept (the caller's array is r[0..max - 1]).
+ */
+int collect_quiet(struct inofd *in, int quiet_ms, uint32_t ignore,
+		  struct rec *r, int *n, int max);
+/* one event copied, its strings too */
+void rec_copy(struct rec *r, const struct inofd_event *ev);
+/* the fixture's collect_quiet() (f->in into f->r, f->n, past f->ignore);
+ * any failure fails the test at the caller's line */
+#define drain(f, quiet_ms)	drain_at((f), (quiet_ms), __FILE__, __LINE__)
+int drain_at(struct fx *f, int quiet_ms, const char *file, int line);
 /* index of the first record matching, or -1; name NULL matches any */
 /* fs.inotify.max_queued_events (16384 when it cannot be read) */
 int max_queued(void);
