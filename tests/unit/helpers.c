@@ -127,7 +127,8 @@ int read_quiet(struct inofd *in, int quiet_ms,
 		const struct inofd_event *ev;
 		int t = inofd_timeout(in), got = 0, r;
 
-		if (t < 0 || t > quiet_ms)
+		/* quiet_ms 0: no busy loop while a half is pending */
+		if (t < 0 || (quiet_ms > 0 && t > quiet_ms))
 			t = quiet_ms;
 		if (now_ms() > end) {
 			fprintf(stderr, "read_quiet: not quiet after %d ms "
