@@ -115,7 +115,8 @@ static int unsure_child(void *arg)
 	plain = inofd_watch_path(in, P(f, "g/p/t/d"), IN_CREATE, "plain");
 	if (plain < 0)
 		return 4;
-	if (read_quiet(in, 0, NULL, NULL) < 0)	/* what the watches queued */
+	/* what the watch calls queued */
+	if (read_quiet(in, 0, NULL, NULL) < 0)
 		return 5;
 	mkfile(P(f, "g/p/t/d/x"));
 	if (rename(P(f, "g"), P(f, "h")))
