@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/wait.h>
 
 static int fx_make(void **state, bool with_in)
@@ -77,50 +78,129 @@ void mkdirp(const char *path)
 	assert_int_equal(mkdir(path, 0755), 0);
 }
 
-static void copy(char *dst, size_t n, const char *s)
+static void copy(char *dst, size_t n, const char *s, unsigned int *nulls,
+		 unsigned int bit)
 {
 	snprintf(dst, n, "%s", s ? s : "");
+	if (!s)
+		*nulls |= bit;
 }
 
-int drain(struct fx *f, int quiet_ms)
+void rec_copy(struct rec *r, const struct inofd_event *ev)
 {
+	r->type = ev->type;
+	r->wd = ev->wd;
+	r->from_wd = ev->from_wd;
+	r->error = ev->error;
+	r->mask = ev->mask;
+	r->cookie = ev->cookie;
+	r->flags = ev->flags;
+	r->nulls = 0;
+	r->data = ev->data;
+	r->from_data = ev->from_data;
+	r->ino = ev->ino;
+	r->dev = ev->dev;
+	copy(r->name, sizeof(r->name), ev->name, &r->nulls, REC_NULL_NAME);
+	copy(r->path, sizeof(r->path), ev->path, &r->nulls, REC_NULL_PATH);
+	copy(r->from_name, sizeof(r->from_name), ev->from_name, &r->nulls,
+	     REC_NULL_FROM_NAME);
+	copy(r->from_path, sizeof(r->from_path), ev->from_path, &r->nulls,
+	     REC_NULL_FROM_PATH);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+int read_quiet(struct inofd *in, int quiet_ms,
+	       int (*fn)(const struct inofd_event *ev, void *arg), void *arg)
+{
+	long end = now_ms() + QUIET_LIMIT_MS;
+	int total = 0;
+
 	for (;;) {
-		struct pollfd p = { .fd = inofd_fd(f->in), .events = POLLIN };
+		struct pollfd p = { .fd = inofd_fd(in), .events = POLLIN };
 		const struct inofd_event *ev;
-		int t = inofd_timeout(f->in), got = 0;
+		int t = inofd_timeout(in), got = 0, r;
 
-		if (t < 0 || t > quiet_ms)
+		/* quiet_ms 0: no busy loop while a half is pending */
+		if (t < 0 || (quiet_ms > 0 && t > quiet_ms))
 			t = quiet_ms;
-		poll(&p, 1, t);
-		assert_true(inofd_read(f->in) >= 0);
-		while (inofd_next(f->in, &ev) > 0) {
-			struct rec *r = &f->r[f->n];
-
-			got = 1;
-			if (ev->type == INOFD_EV_INOTIFY && (ev->mask & f->ignore))
-				continue;
-			if (f->n >= MAXREC - 1)
-				continue;
-			f->n++;
-			r->type = ev->type;
-			r->wd = ev->wd;
-			r->from_wd = ev->from_wd;
-			r->error = ev->error;
-			r->mask = ev->mask;
-			r->cookie = ev->cookie;
-			r->flags = ev->flags;
-			r->data = ev->data;
-			r->from_data = ev->from_data;
-			r->ino = ev->ino;
-			r->dev = ev->dev;
-			copy(r->name, sizeof(r->name), ev->name);
-			copy(r->path, sizeof(r->path), ev->path);
-			copy(r->from_name, sizeof(r->from_name), ev->from_name);
-			copy(r->from_path, sizeof(r->from_path), ev->from_path);
+		if (now_ms() > end) {
+			fprintf(stderr, "read_quiet: not quiet after %d ms "
+				"(%d events)\n", QUIET_LIMIT_MS, total);
+			return -ETIME;
 		}
-		if (!got && !(p.revents & POLLIN) && inofd_timeout(f->in) < 0)
-			return f->n;
+		if (poll(&p, 1, t) < 0 && errno != EINTR) {
+			r = -errno;
+			fprintf(stderr, "read_quiet: poll: %s\n", strerror(-r));
+			return r;
+		}
+		r = inofd_read(in);
+		if (r < 0) {
+			fprintf(stderr, "read_quiet: inofd_read: %s\n",
+				inofd_strerror(r));
+			return r;
+		}
+		while ((r = inofd_next(in, &ev)) > 0) {
+			got++;
+			total++;
+			if (fn && (r = fn(ev, arg)))
+				return r;
+		}
+		if (r < 0) {
+			fprintf(stderr, "read_quiet: inofd_next: %s\n",
+				inofd_strerror(r));
+			return r;
+		}
+		if (!got && !(p.revents & POLLIN) && inofd_timeout(in) < 0)
+			return total;
 	}
+}
+
+struct collection {
+	struct rec *r;
+	int *n, max;
+	uint32_t ignore;
+};
+
+static int collect_one(const struct inofd_event *ev, void *arg)
+{
+	struct collection *c = arg;
+
+	if (ev->type == INOFD_EV_INOTIFY && (ev->mask & c->ignore))
+		return 0;
+	if (*c->n >= c->max) {
+		fprintf(stderr, "collect_quiet: more than %d events to keep\n",
+			c->max);
+		return -ENOSPC;
+	}
+	rec_copy(&c->r[(*c->n)++], ev);
+	return 0;
+}
+
+int collect_quiet(struct inofd *in, int quiet_ms, uint32_t ignore,
+		  struct rec *r, int *n, int max)
+{
+	struct collection c = { .r = r, .n = n, .max = max, .ignore = ignore };
+
+	return read_quiet(in, quiet_ms, collect_one, &c);
+}
+
+int drain_at(struct fx *f, int quiet_ms, const char *file, int line)
+{
+	int r = collect_quiet(f->in, quiet_ms, f->ignore, f->r, &f->n, MAXREC);
+
+	if (r < 0) {
+		print_error("drain(%d ms) failed: %s\n", quiet_ms,
+			    strerror(-r));
+		_fail(file, line);
+	}
+	return f->n;
 }
 
 static bool match(const struct rec *r, int type, uint32_t mask,

@@ -6,7 +6,6 @@
  */
 #include "unit.h"
 
-#include <poll.h>
 #include <sys/inotify.h>
 
 /* f->in becomes an instance with these options */
@@ -180,34 +179,23 @@ static void lost_past_full_queue(void **state)
 	assert_int_equal(ign, 1);
 }
 
-/*
- * Read until the instance is quiet for quiet_ms with nothing pending
- * (inofd_timeout() -1): count the IN_CREATE events whose name is name
- * (exact) or starts with it, and the RESCANs.
- */
-static void count_creates(struct fx *f, int quiet_ms, const char *name,
-			  bool exact, int *n, int *rescan)
+/* the IN_CREATE events whose name is name (exact) or starts with it, and
+ * the RESCANs */
+struct creates {
+	const char *name;
+	bool exact;
+	int n, rescan;
+};
+
+static int count_create(const struct inofd_event *ev, void *arg)
 {
-	const struct inofd_event *ev;
-	size_t len = strlen(name);
-	int t;
+	struct creates *c = arg;
 
-	for (t = 0; t < 100000; t++) {
-		struct pollfd pf = { .fd = inofd_fd(f->in), .events = POLLIN };
-		int to = inofd_timeout(f->in);
-
-		/* -1: nothing pending but the descriptor; quiet: done */
-		if (poll(&pf, 1, to < 0 ? quiet_ms : to) == 0 && to < 0)
-			break;
-		assert_true(inofd_read(f->in) >= 0);
-		while (inofd_next(f->in, &ev) > 0) {
-			*rescan += ev->type == INOFD_EV_RESCAN;
-			*n += ev->type == INOFD_EV_INOTIFY &&
-			      (ev->mask & IN_CREATE) && ev->name &&
-			      (exact ? !strcmp(ev->name, name) :
-				       !strncmp(ev->name, name, len));
-		}
-	}
+	c->rescan += ev->type == INOFD_EV_RESCAN;
+	c->n += ev->type == INOFD_EV_INOTIFY && (ev->mask & IN_CREATE) &&
+		ev->name && (c->exact ? !strcmp(ev->name, c->name) :
+			     !strncmp(ev->name, c->name, strlen(c->name)));
+	return 0;
 }
 
 /*
@@ -217,7 +205,8 @@ static void count_creates(struct fx *f, int quiet_ms, const char *name,
 static void default_queue_holds_big_mv(void **state)
 {
 	struct fx *f = *state;
-	int i, n = 0, rescan = 0;
+	struct creates c = { .name = "e" };
+	int i;
 	char base[300] = "/dev/shm/inofd-unit-big.XXXXXX";
 	char p[400], q[500];
 
@@ -238,13 +227,13 @@ static void default_queue_holds_big_mv(void **state)
 	snprintf(q, sizeof(q), "%s/t/big", base);
 	assert_int_equal(rename(p, q), 0);
 	usleep(10000);
-	count_creates(f, 200, "e", false, &n, &rescan);
+	assert_true(read_quiet(f->in, 200, count_create, &c) >= 0);
 	if (strcmp(base, f->dir)) {
 		snprintf(q, sizeof(q), "rm -rf %s", base);
 		assert_int_equal(system(q), 0);
 	}
-	assert_int_equal(rescan, 0);
-	assert_int_equal(n, 100000);
+	assert_int_equal(c.rescan, 0);
+	assert_int_equal(c.n, 100000);
 }
 
 /*
@@ -256,8 +245,9 @@ static void walk_paced_by_queue(void **state)
 {
 	struct fx *f = *state;
 	INOFD_OPTS(o, .queue_max = 16);
+	struct creates c = { .name = "d", .exact = true };
 	char p[PATH_MAX];
-	int i, n = 0, rescan = 0;
+	int i;
 
 	remake(f, &o);
 	mkdirp(P(f, "t"));
@@ -274,9 +264,9 @@ static void walk_paced_by_queue(void **state)
 	/* reads that do not drain */
 	for (i = 0; i < 5; i++)
 		assert_true(inofd_read(f->in) >= 0);
-	count_creates(f, 100, "d", true, &n, &rescan);
-	assert_int_equal(rescan, 0);
-	assert_int_equal(n, 99);
+	assert_true(read_quiet(f->in, 100, count_create, &c) >= 0);
+	assert_int_equal(c.rescan, 0);
+	assert_int_equal(c.n, 99);
 	assert_int_equal(inofd_watch_count(f->in), 101);
 }
 

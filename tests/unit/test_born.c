@@ -115,10 +115,9 @@ static int unsure_child(void *arg)
 	plain = inofd_watch_path(in, P(f, "g/p/t/d"), IN_CREATE, "plain");
 	if (plain < 0)
 		return 4;
-	if (inofd_read(in) < 0)
+	/* what the watch calls queued */
+	if (read_quiet(in, 0, NULL, NULL) < 0)
 		return 5;
-	while (inofd_next(in, &ev) > 0)
-		;
 	mkfile(P(f, "g/p/t/d/x"));
 	if (rename(P(f, "g"), P(f, "h")))
 		return 6;

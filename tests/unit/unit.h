@@ -21,14 +21,21 @@
 
 #include "inofd.h"
 
+/* A copy of one event (rec_copy()): a NULL string is kept as "", and
+ * said in nulls (REC_NULL_*). */
 struct rec {
 	int type, wd, from_wd, error;
 	uint32_t mask, cookie;
-	unsigned int flags;
+	unsigned int flags, nulls;
 	char name[256], path[PATH_MAX], from_name[256], from_path[PATH_MAX];
 	void *data, *from_data;
 	uint64_t ino, dev;
 };
+
+#define REC_NULL_NAME		0x1u
+#define REC_NULL_PATH		0x2u
+#define REC_NULL_FROM_NAME	0x4u
+#define REC_NULL_FROM_PATH	0x8u
 
 #define MAXREC 4096
 
@@ -37,7 +44,7 @@ struct fx {
 	struct inofd *in;
 	struct rec *r;
 	int n;
-	uint32_t ignore;	/* drain() does not record these events */
+	uint32_t ignore;	/* drain() does not keep these events */
 };
 
 /* fixture: temp dir + a default instance */
@@ -51,17 +58,52 @@ const char *P(struct fx *f, const char *rel);
 void mkfile(const char *path);
 void mkdirp(const char *path);
 
-/* read events until none came for quiet_ms; appends to f->r */
-int drain(struct fx *f, int quiet_ms);
+/*
+ * Reading an instance until it is quiet: the one loop of the tests.
+ * Neither function below uses a cmocka assert, so both can run in a child
+ * (in_child()): they say what went wrong on stderr and return a negative
+ * number.
+ *
+ * read_quiet(): rounds of poll(2) on inofd_fd(), inofd_read() and
+ * inofd_next() until the instance is quiet: a round in which the
+ * descriptor did not become readable, the read brought no event, and
+ * after which nothing is pending (inofd_timeout() -1).  A round's poll
+ * waits quiet_ms, or less when inofd_timeout() asks for less (a rename
+ * half due sooner); quiet_ms 0 takes what is ready without waiting, but
+ * still waits for what is pending.  Every event goes to
+ * fn(ev, arg) (fn NULL: dropped); fn returns 0 to go on, or a negative
+ * number that stops the reading and is returned.  Returns the number of
+ * events read, or -errno when poll(), inofd_read() or inofd_next() fails,
+ * or -ETIME when the instance is still not quiet after QUIET_LIMIT_MS.
+ */
+#define QUIET_LIMIT_MS	60000
+int read_quiet(struct inofd *in, int quiet_ms,
+	       int (*fn)(const struct inofd_event *ev, void *arg), void *arg);
+/*
+ * collect_quiet(): read_quiet(), each event copied with rec_copy() into
+ * the caller's array r[0..max - 1] at r[*n], *n advanced; inotify events
+ * with a mask bit in ignore are read but not kept.  Returns the number of
+ * events read (kept or not), or as read_quiet(), or -ENOSPC as soon as an
+ * event is to be kept and *n is already max (nothing is dropped silently).
+ */
+int collect_quiet(struct inofd *in, int quiet_ms, uint32_t ignore,
+		  struct rec *r, int *n, int max);
+/* one event copied, its strings too */
+void rec_copy(struct rec *r, const struct inofd_event *ev);
+/* the fixture's collect_quiet(): f->in into f->r (MAXREC), f->n, past
+ * f->ignore; a failure fails the test at the caller's line */
+#define drain(f, quiet_ms)	drain_at((f), (quiet_ms), __FILE__, __LINE__)
+int drain_at(struct fx *f, int quiet_ms, const char *file, int line);
 /* index of the first record matching, or -1; name NULL matches any */
+int find(const struct fx *f, int type, uint32_t mask, const char *name);
+int count(const struct fx *f, int type, uint32_t mask, const char *name);
+void dump(const struct fx *f);
+
 /* fs.inotify.max_queued_events (16384 when it cannot be read) */
 int max_queued(void);
 /* in a child (in_child()): lower max_user_watches to n in a user
  * namespace of its own; -1 when that is not possible */
 int limit_watches(int n);
-int find(const struct fx *f, int type, uint32_t mask, const char *name);
-int count(const struct fx *f, int type, uint32_t mask, const char *name);
-void dump(const struct fx *f);
 
 /* allocations made so far, and a switch that makes them all fail */
 extern long unit_allocs;
