@@ -1108,7 +1108,15 @@ static void event(struct run *r, const struct inofd_event *ev)
 		note(r, "# lib: %s", d);
 		r->order_epoch++;
 		r->errors++;
-		if (g->tree)
+		/*
+		 * -EOPNOTSUPP: no mount table (the library opens it at the
+		 * first tree, and only with descriptors to spare: -L often
+		 * leaves none).  The tree goes on; only mounts inside it
+		 * are not followed, which matters only when this run
+		 * mounts (-M).
+		 */
+		if (g->tree && (ev->error != -EOPNOTSUPP ||
+				(feat & F_MOUNTS)))
 			r->lost = true;
 		/*
 		 * -L: the library said it hit max_user_watches; see check().
