@@ -256,6 +256,7 @@ struct run {
 	int nmnt;		/* active */
 	int mnt_made;
 	bool can_mount;
+	bool mounts_unseen;	/* the library said -EOPNOTSUPP: no mounts */
 	long watch_limit;	/* -L: max_user_watches set, or 0 */
 	long nofile;		/* -L: RLIMIT_NOFILE set, or 0 */
 	int root_form;		/* -R: 0 plain, else which form */
@@ -1112,12 +1113,19 @@ static void event(struct run *r, const struct inofd_event *ev)
 		 * -EOPNOTSUPP: no mount table (the library opens it at the
 		 * first tree, and only with descriptors to spare: -L often
 		 * leaves none).  The tree goes on; only mounts inside it
-		 * are not followed, which matters only when this run
-		 * mounts (-M).
+		 * are not followed, as the library said: this run makes no
+		 * more mounts (counted and printed, never a silent pass),
+		 * and is relaxed only if some are already there.
 		 */
-		if (g->tree && (ev->error != -EOPNOTSUPP ||
-				(feat & F_MOUNTS)))
+		if (g->tree && ev->error == -EOPNOTSUPP) {
+			if (r->can_mount)
+				r->mounts_unseen = true;
+			r->can_mount = false;
+			if (r->nmnt)
+				r->lost = true;
+		} else if (g->tree) {
 			r->lost = true;
+		}
 		/*
 		 * -L: the library said it hit max_user_watches; see check().
 		 * Not EMFILE: a walk can go on with the descriptors left
@@ -2121,7 +2129,8 @@ static int watch_tree(struct run *r, int dirfd, const char *path)
 static const char *watch_limit_file;
 static long watch_limit_old = -1;
 static bool in_userns;
-static unsigned long skipped_limits, skipped_mounts, refusals;
+static unsigned long skipped_limits, skipped_mounts, refusals,
+		     unseen_mounts;
 
 static long read_long(const char *f)
 {
@@ -2636,15 +2645,19 @@ done:
 		for (i = 0; i < r->nlog; i++)
 			printf("    %s\n", r->log[i]);
 	} else {
-		printf("ok seed %llu (%s): %d ops, %d errors, %d rescans%s%s%s%s\n",
+		printf("ok seed %llu (%s): %d ops, %d errors, %d rescans%s%s%s%s%s\n",
 		       (unsigned long long)seed, bname, r->nops, r->errors,
 		       r->rescans,
 		       r->stale_flagged ? ", paths flagged stale after a loss" : "",
 		       r->ntolerated ? ", divergences tolerated (-x)" : "",
+		       r->mounts_unseen ? ", no mounts made: the library has no mount table (-EOPNOTSUPP)" : "",
 		       r->refused ? ", watch_tree refused under -L (not a pass of the run)" :
 		       r->limited ? ", a limit reported by the library (-L)" : "",
-		       (feat & F_MOUNTS) && !r->can_mount ? ", mounts SKIPPED" : "");
+		       (feat & F_MOUNTS) && !r->can_mount &&
+		       !r->mounts_unseen ? ", mounts SKIPPED" : "");
 	}
+	if (r->mounts_unseen)
+		unseen_mounts++;
 	fflush(stdout);
 	ret = r->failed;
 	cleanup(r);
@@ -2788,6 +2801,9 @@ int main(int argc, char **argv)
 	       feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
 	       feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
 	       feat & F_CONSUMER ? " -C" : "", fails);
+	if (unseen_mounts)
+		printf("oracle: %lu run(s) made no more mounts after the library said it has no mount table (-EOPNOTSUPP)\n",
+		       unseen_mounts);
 	if (skipped_mounts)
 		printf("oracle: SKIPPED the mounts of -M in %lu run(s): cannot mount here (no root, no user namespace)\n",
 		       skipped_mounts);
