@@ -1158,10 +1158,10 @@ int inofd__read(struct inofd *in)
 		/*
 		 * Read until EAGAIN (edge-triggered epoll needs that) or until
 		 * there is something to hand out: the buffer cannot be reused
-		 * before the events that point into it are taken.
+		 * before the events that point into it are taken (a batch
+		 * still streaming has some ready: stream_fill()).
 		 */
-		if (ready || in->sact || !in->more ||
-		    rounds >= INOFD__READ_ROUNDS)
+		if (ready || !in->more || rounds >= INOFD__READ_ROUNDS)
 			break;
 		inofd__q_reset(in);
 		free(in->buf2);		/* nothing points into it now */
