@@ -258,6 +258,19 @@ int in_child(int (*fn)(void *), void *arg)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+void in_child_watches(int (*fn)(void *), void *arg, const char *what)
+{
+	int r = in_child(fn, arg);
+
+	if (r == 77) {
+		print_message("no user namespace to lower max_user_watches: "
+			      "skipped\n");
+		skip();
+	}
+	if (r)
+		fail_msg("%s failed at step %d", what, r);
+}
+
 int max_queued(void)
 {
 	FILE *fp = fopen("/proc/sys/fs/inotify/max_queued_events", "r");

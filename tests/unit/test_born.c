@@ -144,20 +144,12 @@ static int unsure_child(void *arg)
 static void born_plain_not_from_unsure_tree(void **state)
 {
 	struct fx *f = *state;
-	int r;
 
 	mkdirp(P(f, "g"));
 	mkdirp(P(f, "g/p"));
 	mkdirp(P(f, "g/p/t"));
 	mkdirp(P(f, "g/p/t/d"));
-	r = in_child(unsure_child, f);
-	if (r == 77) {
-		print_message("no user namespace to lower max_inotify_watches: "
-			      "skipped\n");
-		skip();
-	}
-	if (r)
-		fail_msg("plain watch in an unsure tree failed at step %d", r);
+	in_child_watches(unsure_child, f, "plain watch in an unsure tree");
 }
 
 /*

@@ -185,18 +185,10 @@ static int chain_child(void *arg)
 static void identity_chain_enospc_reported(void **state)
 {
 	struct fx *f = *state;
-	int r;
 
 	mkdirp(P(f, "p"));
 	mkdirp(P(f, "p/t"));
-	r = in_child(chain_child, f);
-	if (r == 77) {
-		print_message("no user namespace to lower max_inotify_watches: "
-			      "skipped\n");
-		skip();
-	}
-	if (r)
-		fail_msg("ancestor chain ENOSPC scenario failed at step %d", r);
+	in_child_watches(chain_child, f, "ancestor chain ENOSPC scenario");
 }
 
 /*

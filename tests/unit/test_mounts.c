@@ -870,14 +870,7 @@ static int failed_child(void *arg)
 
 static void mount_table_first_tree_fails(void **state)
 {
-	int r = in_child(failed_child, *state);
-
-	if (r == 77) {
-		fprintf(stderr, "test_mounts: no user namespace for "
-			"max_user_watches: skipped\n");
-		skip();
-	}
-	assert_int_equal(r, 0);
+	in_child_watches(failed_child, *state, "a first tree that fails");
 }
 
 DEFINE_TESTS(mounts,

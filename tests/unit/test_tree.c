@@ -395,7 +395,6 @@ static int enospc_child(void *arg)
 static void tree_enospc(void **state)
 {
 	struct fx *f = *state;
-	int r;
 
 	mkdirp(P(f, "big"));
 	mkdirp(P(f, "big/1"));
@@ -404,14 +403,7 @@ static void tree_enospc(void **state)
 	mkdirp(P(f, "big/2/4"));
 	mkdirp(P(f, "small"));
 	mkdirp(P(f, "small/s"));
-	r = in_child(enospc_child, f);
-	if (r == 77) {
-		print_message("no user namespace to lower max_inotify_watches: "
-			      "skipped\n");
-		skip();
-	}
-	if (r)
-		fail_msg("ENOSPC scenario failed at step %d", r);
+	in_child_watches(enospc_child, f, "ENOSPC scenario");
 }
 
 static int kwd(struct fx *f, const char *rel)

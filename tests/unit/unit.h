@@ -115,6 +115,10 @@ int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino);
 
 /* run fn in a child; returns its exit status, 77 = skip */
 int in_child(int (*fn)(void *), void *arg);
+/* in_child() for a scenario that lowers max_user_watches (limit_watches()
+ * returning -1: 77): 77 skips the test, any other non-zero status fails
+ * it, saying "WHAT failed at step N" */
+void in_child_watches(int (*fn)(void *), void *arg, const char *what);
 
 #define TESTS(name) \
 	extern const struct CMUnitTest name##_tests[]; \
