@@ -312,13 +312,15 @@ qemu: need kernel initramfs
 # Benchmarks: one guest boot, ratios printed by tests/bench/run.sh, then
 # the tables and SVG plots made from that log (the run's status is kept).
 # BENCH_LINES and BENCH_ROUNDS override run.sh's loop sizes (1a: 100,000
-# lines, 5 rounds), for the slow ACCEL=icount runs.
+# lines, 5 rounds), for the slow ACCEL=icount runs; BENCH_SCALE sets
+# 1b.scale's tree sizes (1000,10000,100000).
 BENCH_OUT := $(GB)/bench-report
 bench: need kernel initramfs
 	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log \
 		$(if $(BENCH),inofd.bench=$(BENCH)) \
 		$(if $(BENCH_LINES),inofd.bench_lines=$(BENCH_LINES)) \
-		$(if $(BENCH_ROUNDS),inofd.bench_rounds=$(BENCH_ROUNDS)); rc=$$?; \
+		$(if $(BENCH_ROUNDS),inofd.bench_rounds=$(BENCH_ROUNDS)) \
+		$(if $(BENCH_SCALE),inofd.bench_scale=$(BENCH_SCALE)); rc=$$?; \
 	scripts/bench-report.py $(GB)/bench.log $(BENCH_OUT) || rc=1; exit $$rc
 
 # Bench 1a (BENCH_EVPATH: the change-mask rows by default) on the kernel

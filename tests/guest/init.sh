@@ -10,7 +10,8 @@
 #   inofd.mode=shell   an interactive shell on the serial console
 #   inofd.mode=bench   run /bench/run.sh if present (inofd.bench=P1,P2:
 #                      only the steps whose id contains one of the patterns;
-#                      inofd.bench_lines=N, inofd.bench_rounds=N: the 1a sizes)
+#                      inofd.bench_lines=N, inofd.bench_rounds=N: the 1a sizes;
+#                      inofd.bench_scale=N,N...: 1b.scale's tree sizes)
 # It ends QEMU through the isa-debug-exit device: 0 = pass, 1 = fail.
 
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -37,6 +38,7 @@ for arg in $(cat /proc/cmdline); do
 	inofd.bench=*) export BENCH_ONLY=${arg#inofd.bench=} ;;
 	inofd.bench_lines=*) export BENCH_LINES=${arg#inofd.bench_lines=} ;;
 	inofd.bench_rounds=*) export BENCH_ROUNDS=${arg#inofd.bench_rounds=} ;;
+	inofd.bench_scale=*) export BENCH_SCALE=${arg#inofd.bench_scale=} ;;
 	inofd.soak=*) soak=${arg#inofd.soak=} ;;
 	inofd.oracle=*) oracle=${arg#inofd.oracle=} ;;
 	esac
