@@ -308,14 +308,10 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			continue;
 		t = inofd__mem_of(kw, r);
 		if (t && !inofd__node_below(c, t)) {
-			char *nn = strdup(name);
-
-			if (nn) {
+			if (inofd__node_name(c, name) == 0) {
 				unsigned int was = c->depth;
 
 				inofd__node_unlink(in, c);
-				free(c->name);
-				c->name = nn;
 				c->moving = false;
 				inofd__node_link(in, t, c);
 				if (inofd__tree_reached(in, c) < 0)

@@ -10,10 +10,13 @@
 #include <string.h>
 
 #include "backend.h"
+#include "pool.h"
 #include "table.h"
 
 int inofd__table_init(struct inofd *in)
 {
+	inofd__pool_init(&in->kwpool, sizeof(struct inofd__kw));
+	inofd__pool_init(&in->mempool, sizeof(struct inofd__mem));
 	in->kwsize = 64;
 	in->regsize = 64;
 	in->kwtab = calloc(in->kwsize, sizeof(*in->kwtab));
@@ -66,7 +69,7 @@ struct inofd__kw *inofd__kw_get(struct inofd *in, int wd, dev_t dev,
 
 	if (kw)
 		return kw;
-	kw = calloc(1, sizeof(*kw));
+	kw = inofd__pool_get(&in->kwpool);
 	if (!kw)
 		return NULL;
 	if (in->nkw >= in->kwsize)
@@ -102,7 +105,7 @@ void inofd__kw_put(struct inofd *in, struct inofd__kw *kw, bool rm)
 		 */
 		inofd__backend_rm(in, kw->wd);
 	}
-	free(kw);
+	inofd__pool_put(&in->kwpool, kw);
 }
 
 struct inofd__reg *inofd__reg_find(const struct inofd *in, int id)
@@ -203,7 +206,7 @@ void inofd__anc_drop(struct inofd *in, struct inofd__reg *r)
 struct inofd__mem *inofd__mem_new(struct inofd *in, struct inofd__reg *r,
 				  struct inofd__kw *kw, int kind)
 {
-	struct inofd__mem *m = calloc(1, sizeof(*m));
+	struct inofd__mem *m = inofd__pool_get(&in->mempool);
 
 	if (!m)
 		return NULL;
@@ -313,9 +316,24 @@ void inofd__mem_free(struct inofd *in, struct inofd__mem *m)
 		else
 			in->wlast = m->win_prev;
 	}
-	free(m->name);
+	if (m->name != m->nbuf)
+		free(m->name);
 	free(m->pc);
-	free(m);
+	inofd__pool_put(&in->mempool, m);
+}
+
+int inofd__node_name(struct inofd__mem *m, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	char *p = n <= sizeof(m->nbuf) ? m->nbuf : malloc(n);
+	char *old = m->name != m->nbuf ? m->name : NULL;
+
+	if (!p)
+		return -ENOMEM;
+	memmove(p, name, n);	/* name may be m's own */
+	m->name = p;
+	free(old);
+	return 0;
 }
 
 void inofd__paths_changed(struct inofd *in)
@@ -455,6 +473,8 @@ void inofd__table_free(struct inofd *in)
 			inofd__reg_free(in, in->regtab[i]);
 	free(in->kwtab);
 	free(in->regtab);
+	inofd__pool_free(&in->kwpool);
+	inofd__pool_free(&in->mempool);
 }
 
 int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)

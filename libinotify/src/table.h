@@ -41,6 +41,9 @@ INOFD__HIDDEN struct inofd__mem *inofd__mem_new(struct inofd *in,
 						struct inofd__reg *r,
 						struct inofd__kw *kw, int kind);
 INOFD__HIDDEN void inofd__mem_free(struct inofd *in, struct inofd__mem *m);
+/* m's name becomes a copy of name (kept in m when short); -ENOMEM, and
+ * the old name is kept, without memory. */
+INOFD__HIDDEN int inofd__node_name(struct inofd__mem *m, const char *name);
 INOFD__HIDDEN struct inofd__mem *inofd__mem_of(const struct inofd__kw *kw,
 					       const struct inofd__reg *r);
 INOFD__HIDDEN void inofd__node_link(struct inofd *in, struct inofd__mem *parent,

@@ -243,15 +243,10 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 			goto out;
 		if (c->parent != m || strcmp(c->name, name)) {
 			/* ours, found elsewhere by a re-walk: it is here */
-			char *nn = strdup(name);
-
-			if (!nn) {
-				e = -ENOMEM;
+			e = inofd__node_name(c, name);
+			if (e < 0)
 				goto out;
-			}
 			inofd__node_unlink(in, c);
-			free(c->name);
-			c->name = nn;
 			inofd__node_link(in, m, c);
 		}
 		if (c->moving) {
@@ -286,9 +281,8 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 		e = -ENOMEM;
 		goto out;
 	}
-	c->name = strdup(name);
 	c->gen = r->gen;
-	if (!c->name)
+	if (inofd__node_name(c, name) < 0)
 		goto nomem;
 	inofd__node_link(in, m, c);
 	if (lfd)

@@ -5,6 +5,7 @@
  * Modules, from the bottom up (a module includes only the headers of the
  * modules below it):
  *   arena.c     per-read string arena
+ *   pool.c      fixed-size objects in slabs (kernel watches, members)
  *   kernel.c    INOTIFY_WATCH / INOTIFY_IGNORE ioctls
  *   fanotify.c  the fanotify backend: marks, handles, records
  *   backend.c   the three backends (kernel, procfd, fanotify) behind one
@@ -57,6 +58,8 @@
 #define INOFD__PEND_MAX		4096	/* pending IN_MOVED_FROM halves */
 #define INOFD__COOKIE_BUCKETS	256
 #define INOFD__QBLOCK		256	/* events per queue block */
+#define INOFD__NAME_INLINE	32	/* a member's name kept in it (with
+					 * its NUL): 192 bytes in all */
 
 /* What a recursive watch needs from the kernel, whatever the caller asked. */
 #define INOFD__TREE_BITS	(IN_CREATE | IN_MOVED_FROM | IN_MOVED_TO | \
@@ -114,6 +117,16 @@ struct inofd__arena {
 	struct inofd__chunk	*head;	/* chunk in use; full ones follow */
 	struct inofd__chunk	*spare;	/* emptied chunks, reused */
 	char			*cur, *end;	/* free part of head */
+};
+
+/* Objects of one size (pool.c). */
+struct inofd__pool {
+	size_t			size;	/* of an object, a multiple of 16 */
+	size_t			slab;	/* size of the newest slab */
+	size_t			live;	/* objects handed out */
+	void			*slabs;	/* newest first, linked */
+	void			*free;	/* objects put back, linked */
+	char			*cur, *end;	/* unused part of the newest */
 };
 
 /* A mount of the table (mounts.c): its id and mount point. */
@@ -183,6 +196,8 @@ struct inofd__mem {
 	uint32_t		win_mask;
 	uint64_t		win_deadline;
 	struct inofd__mem	*win_prev, *win_next;
+	char			nbuf[INOFD__NAME_INLINE];	/* name, if
+								 * it fits */
 };
 
 enum inofd__reg_kind { INOFD__REG_PLAIN, INOFD__REG_TREE };
@@ -296,6 +311,7 @@ struct inofd {
 	unsigned int		coalesce_ms;
 
 	/* table.c */
+	struct inofd__pool	kwpool, mempool;
 	struct inofd__kw	**kwtab;
 	unsigned int		kwsize, nkw;
 	struct inofd__kw	*kwhot;		/* the last one found */

@@ -15,6 +15,7 @@ TESTS(born)
 TESTS(fanotify)
 TESTS(mounts)
 TESTS(stream)
+TESTS(pool)
 
 int main(void)
 {
@@ -32,6 +33,7 @@ int main(void)
 		{ fanotify_tests, &fanotify_ntests },
 		{ mounts_tests, &mounts_ntests },
 		{ stream_tests, &stream_ntests },
+		{ pool_tests, &pool_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
