@@ -469,7 +469,7 @@ static int walk_root(struct inofd *in, struct inofd__reg *r, int fd,
 			.name = NULL, .synth = false, .crawl = 0,
 			.job = job, .root_wd = -1 });
 	if (!e) {
-		inofd__walk_run(in, 0);
+		inofd__mounts_walk(in);
 		e = in->walk_err;
 	}
 	/* what met a moving path is tried again at the next read */

@@ -1093,6 +1093,8 @@ int inofd__read(struct inofd *in)
 	unsigned int rounds = 0;
 	int ready = 0, r;
 
+	if (in->ifd_out)
+		inofd__mounts_back(in);	/* inofd_timeout() was 0 meanwhile */
 	if (in->serr) {
 		r = in->serr;
 		in->serr = 0;
@@ -1170,7 +1172,7 @@ int inofd__timeout(const struct inofd *in)
 {
 	uint64_t d, now;
 
-	if (inofd__q_ready(in) || in->sact || in->serr ||
+	if (inofd__q_ready(in) || in->sact || in->serr || in->ifd_out ||
 	    inofd__walk_pending(in) || in->rescan_due ||
 	    in->crawl_due || in->dhead || in->more || in->nowed ||
 	    inofd__fan_pending(in))

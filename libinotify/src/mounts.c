@@ -167,6 +167,32 @@ int inofd__mounts_init(struct inofd *in)
 	return 0;
 }
 
+void inofd__mounts_walk(struct inofd *in)
+{
+	bool out = in->epfd >= 0 && !in->ifd_out &&
+		   epoll_ctl(in->epfd, EPOLL_CTL_DEL, in->ifd, NULL) == 0;
+
+	inofd__walk_run(in, 0);
+	if (out) {
+		in->ifd_out = true;
+		inofd__mounts_back(in);
+	}
+}
+
+bool inofd__mounts_back(struct inofd *in)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.fd = in->ifd };
+
+	if (!in->ifd_out)
+		return true;
+	/* added, it is polled at once: what was queued makes it readable */
+	if (epoll_ctl(in->epfd, EPOLL_CTL_ADD, in->ifd, &e) < 0 &&
+	    errno != EEXIST)
+		return false;
+	in->ifd_out = false;
+	return true;
+}
+
 int inofd__mounts_fd(const struct inofd *in)
 {
 	return in->epfd >= 0 ? in->epfd : in->ifd;

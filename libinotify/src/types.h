@@ -386,6 +386,8 @@ struct inofd {
 	int			mfd;		/* mountinfo polled and read
 						 * here only, or -1 */
 	int			merr;		/* mounts not seen: why, or 0 */
+	bool			ifd_out;	/* ifd could not be put back in
+						 * epfd: inofd__mounts_back() */
 	bool			mtrees;		/* a tree was made: look */
 	bool			mknown;		/* mtab: the table last read */
 	bool			mretry;		/* a mount the tree could not

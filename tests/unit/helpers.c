@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <sys/wait.h>
 
@@ -311,6 +312,18 @@ void *__wrap_realloc(void *p, size_t n)
 {
 	unit_allocs++;
 	return unit_fail_allocs ? NULL : __real_realloc(p, n);
+}
+
+int __real_epoll_ctl(int epfd, int op, int fd, struct epoll_event *e);
+bool unit_fail_epoll_add;
+
+int __wrap_epoll_ctl(int epfd, int op, int fd, struct epoll_event *e)
+{
+	if (unit_fail_epoll_add && op == EPOLL_CTL_ADD) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return __real_epoll_ctl(epfd, op, fd, e);
 }
 
 /* max_user_watches, lowered in a user namespace of our own */

@@ -873,7 +873,51 @@ static void mount_table_first_tree_fails(void **state)
 	in_child_watches(failed_child, *state, "a first tree that fails");
 }
 
+/*
+ * A new tree's walk takes the backend's descriptor out of inofd_fd()'s
+ * epoll set (its own events would each run epoll's callback).  If adding
+ * it back fails, inofd_timeout() is 0 until a read has put it back, and
+ * nothing is lost.
+ */
+static void mount_walk_epoll_back(void **state)
+{
+	struct fx *f = *state;
+	struct pollfd p = { .fd = inofd_fd(f->in), .events = POLLIN };
+	int wd;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/a"));
+	mkdirp(P(f, "u"));
+	/* the first tree opens the mount table (which adds to the set) */
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "u"),
+					IN_ALL_EVENTS, NULL) >= 0);
+	/* back in the set after the walk: what the walk queued (its own
+	 * listing of u, filtered at the read) makes inofd_fd() readable */
+	assert_int_equal(poll(&p, 1, 0), 1);
+	drain(f, 0);
+	assert_int_equal(inofd_timeout(f->in), -1);
+	unit_fail_epoll_add = true;
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	unit_fail_epoll_add = false;
+	assert_true(wd >= 0);
+	mkfile(P(f, "t/a/x"));
+	/* out of the set: the caller is told to read instead of waiting */
+	assert_int_equal(poll(&p, 1, 100), 0);
+	assert_int_equal(inofd_timeout(f->in), 0);
+	f->n = 0;
+	drain(f, 0);
+	assert_true(find(f, INOFD_EV_INOTIFY, IN_CREATE, "x") >= 0);
+	/* back in: inofd_fd() wakes the caller again */
+	assert_int_equal(inofd_timeout(f->in), -1);
+	mkfile(P(f, "t/a/y"));
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	f->n = 0;
+	drain(f, 0);
+	assert_true(find(f, INOFD_EV_INOTIFY, IN_CREATE, "y") >= 0);
+}
+
 DEFINE_TESTS(mounts,
+	T(mount_walk_epoll_back),
 	T(mount_tmpfs_in_tree),
 	T(mount_bind_in_tree),
 	T(mount_umount_after_renames),

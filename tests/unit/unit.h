@@ -108,6 +108,8 @@ int limit_watches(int n);
 /* allocations made so far, and a switch that makes them all fail */
 extern long unit_allocs;
 extern bool unit_fail_allocs;
+/* a switch that makes epoll_ctl(EPOLL_CTL_ADD) fail with ENOMEM */
+extern bool unit_fail_epoll_add;
 
 /* internal entry points of libinofd (libinofd-internal.a) */
 int inofd__feed(struct inofd *in, const void *buf, size_t len);
