@@ -14,6 +14,9 @@
  * and removed here), inofd_watch_tree_at() and the bare walker on each; time
  * per watch, and the library's own heap bytes per watch (mallinfo2()
  * delta across the call, the instance alive: chunk overhead included).
+ * At the first size, the bare walker also runs with its descriptor in an
+ * epoll set, as an event loop's would be: every event the walk queues
+ * (its own opens, listings, closes) then runs epoll's callback.
  *
  *   bench_tree scale WORKDIR N[,N...] ROUNDS
  *
@@ -38,6 +41,7 @@
 #include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -116,21 +120,35 @@ static long bare_dir(int ifd, int dfd, const char *name, int depth)
 	return count;
 }
 
-static double bare_tree(const char *root, long *watches)
+/* with_epoll: the walker's descriptor in an epoll set during the walk,
+ * as an event loop's would be (every event queued runs a callback) */
+static double bare_tree_ep(const char *root, long *watches, bool with_epoll)
 {
+	struct epoll_event ee = { .events = EPOLLIN };
 	double t0, t1;
 	int ifd = use_fan ? fanotify_init(BENCH_FAN_INIT | FAN_CLOEXEC |
 					  FAN_NONBLOCK, O_RDONLY) :
 		sys_init1(IN_CLOEXEC | IN_NONBLOCK);
+	int ep = -1;
 
 	if (ifd < 0)
 		die(use_fan ? "fanotify_init" : "inotify_init1");
+	if (with_epoll && ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+			   epoll_ctl(ep, EPOLL_CTL_ADD, ifd, &ee) < 0))
+		die("epoll");
 	t0 = now_s();
 	*watches = bare_dir(ifd, AT_FDCWD, root, 0);
 	t1 = now_s();
+	if (ep >= 0)
+		close(ep);
 	close(ifd);
 	settle();
 	return t1 - t0;
+}
+
+static double bare_tree(const char *root, long *watches)
+{
+	return bare_tree_ep(root, watches, false);
 }
 
 static size_t heap_used(void)
@@ -265,6 +283,7 @@ static int scale(const char *work, char *sizes, int rounds)
 {
 	double first_us = 0, first_min = 0;
 	char *tok, *save = NULL;
+	bool first_epoll = false;
 
 	write_sysctl("max_user_watches", 1000000);
 	mkdir(work, 0755);
@@ -318,6 +337,20 @@ static int scale(const char *work, char *sizes, int rounds)
 		       " (tree made in %.1f s)\n",
 		       wl, ml / mb, minl / minb, ml * 1e6 / wl / first_us,
 		       minl * 1e6 / wl / first_min, mk);
+		if (!first_epoll && !use_fan) {
+			double te[32], me;
+			long we = 0;
+
+			/* once: what an event loop's walker pays (epoll) */
+			first_epoll = true;
+			for (r = 0; r < rounds; r++)
+				te[r] = bare_tree_ep(root, &we, true);
+			me = median(te, rounds);
+			printf("scale method=bare-walker+epoll n=%ld median %.1f ms"
+			       " %.2f us/watch\n", we, me * 1e3, me * 1e6 / we);
+			printf("scale-epoll watches=%ld bare+epoll/bare %.2f"
+			       " lib/(bare+epoll) %.2f\n", we, me / mb, ml / me);
+		}
 		fflush(stdout);
 		t0 = now_s();
 		rm_tree(root, n);
