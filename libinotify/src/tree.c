@@ -342,7 +342,8 @@ static void job_failed(struct inofd *in, struct inofd__reg *r,
 
 		top->name = NULL;
 		inofd__error(in, p, nm, err);
-		free(nm);
+		if (nm != top->nbuf)
+			free(nm);	/* (kept in top: freed with it) */
 		inofd__subtree_free(in, top);
 	} else {
 		inofd__error(in, m, name, err);

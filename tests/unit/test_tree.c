@@ -406,6 +406,60 @@ static void tree_enospc(void **state)
 	in_child_watches(enospc_child, f, "ENOSPC scenario");
 }
 
+/*
+ * A directory made inside a tree is watched, but one below it is over the
+ * limit: the new subtree goes whole, and one error names its top by the
+ * name its member held (kept in the member itself: src/pool.c).
+ */
+static int enospc_below_child(void *arg)
+{
+	struct fx *f = arg;
+	const struct inofd_event *ev;
+	struct inofd *in;
+	char *real = realpath(P(f, "small"), NULL);
+	int root, comps = 0, errs = 0, k;
+	const char *c;
+
+	if (!real)
+		return 2;
+	for (c = real; *c; c++)
+		comps += *c == '/';
+	free(real);
+	/* the root (one watch), its ancestors ("/" and each directory
+	 * above it: one per '/'), and one more: "n" fits, "n/m" does not */
+	if (limit_watches(comps + 2) < 0)
+		return 77;
+	if (inofd_new(&in, NULL))
+		return 3;
+	root = inofd_watch_tree_at(in, AT_FDCWD, P(f, "small"), IN_CREATE, NULL);
+	if (root < 0 || inofd_watch_count(in) != 1)
+		return 4;
+	if (mkdir(P(f, "small/n"), 0755) || mkdir(P(f, "small/n/m"), 0755))
+		return 5;
+	usleep(20000);
+	inofd_read(in);
+	for (k = 0; k < 3; k++, usleep(20000), inofd_read(in))
+		while (inofd_next(in, &ev) > 0)
+			if (ev->type == INOFD_EV_ERROR) {
+				if (ev->error != -ENOSPC || !ev->name ||
+				    strcmp(ev->name, "n"))
+					return 6;
+				errs++;
+			}
+	if (errs != 1 || inofd_watch_count(in) != 1)
+		return 7;
+	inofd_free(in);
+	return 0;
+}
+
+static void tree_enospc_below_new_dir(void **state)
+{
+	struct fx *f = *state;
+
+	mkdirp(P(f, "small"));
+	in_child_watches(enospc_below_child, f, "ENOSPC below a new directory");
+}
+
 static int kwd(struct fx *f, const char *rel)
 {
 	struct stat st;
@@ -481,5 +535,6 @@ DEFINE_TESTS(tree,
 	T(tree_by_fd),
 	T(tree_overflow_rewalk),
 	T(tree_enospc),
+	T(tree_enospc_below_new_dir),
 	T(tree_dir_moved_into_own_subtree),
 )
