@@ -246,8 +246,10 @@ INOFD_API int inofd_watch_tree_at(struct inofd *in, int dirfd,
 /*
  * A watch's path (NULL if unknown) and data: 0, or -EINVAL for a bad wd.
  * The path string belongs to the library: it stays valid until the next
- * inofd_read(), inofd_unwatch() or inofd_free() on the instance (a rename
- * the library follows replaces it); copy it to keep it.
+ * inofd_read(), inofd_next(), inofd_unwatch() or inofd_free() on the
+ * instance (a rename the library follows replaces it, and a read's
+ * records are applied as inofd_next() takes its events); copy it to keep
+ * it.
  */
 INOFD_API int inofd_wd_path(const struct inofd *in, int wd, const char **path);
 INOFD_API int inofd_wd_data(const struct inofd *in, int wd, void **data);
