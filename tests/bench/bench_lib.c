@@ -12,6 +12,9 @@
  * side took strlen() of every path, which the raw side did not: about 20
  * instructions an event that were the consumer's, not the iterator's).
  * Times are the thread's CPU time.  Root raises max_queued_events.
+ * BENCH_LIB_READ (bytes, default 65536, the library's INOFD__READ_BUF) is
+ * the raw loop's read size: give it the READ_BUF of the library linked in
+ * (scripts/bench-lib-l2.sh).  Each round says how full the reads were.
  *
  *   bench_lib DIR NEV ROUNDS [DEPTH]
  */
@@ -25,7 +28,9 @@
 
 #define FILES 64
 
-static char buf[64 * 1024];
+static char *buf;		/* the raw loop's read buffer */
+static size_t bufsz = 64 * 1024;
+static long nread, nbatch;	/* raw read() calls, lib batches, a round */
 static char leaf[4096];		/* the directory the events happen in */
 
 /*
@@ -95,9 +100,11 @@ static double raw(const char *dir, long nev, long *got)
 	t0 = cpu_s();
 	memcpy(path, leaf, dl);
 	path[dl] = '/';
-	while ((n = read(ifd, buf, sizeof(buf))) > 0) {
+	nread = 0;
+	while ((n = read(ifd, buf, bufsz)) > 0) {
 		char *q;
 
+		nread++;
 		for (q = buf; q < buf + n;) {
 			struct inotify_event *e = (void *)q;
 
@@ -130,6 +137,7 @@ static double lib(const char *dir, long nev, long *got)
 		die("lib watch");
 	generate(leaf, nev);
 	*got = 0;
+	nbatch = 0;
 	t0 = cpu_s();
 	for (;;) {
 		const struct inofd_event *ev;
@@ -139,6 +147,7 @@ static double lib(const char *dir, long nev, long *got)
 			die("inofd_read");
 		if (r == 0)
 			break;
+		nbatch++;	/* one inofd_read(): one batch, streamed */
 		while (inofd_next(in, &ev) == 1) {
 			(*got)++;
 			paths += ev->path ? consume(ev->path) : 0;
@@ -154,7 +163,8 @@ static double lib(const char *dir, long nev, long *got)
 int main(int argc, char **argv)
 {
 	double tr[32], tl[32], mr, ml;
-	long nev, gr, gl;
+	const char *rs = getenv("BENCH_LIB_READ");
+	long nev, gr, gl, rr, rl;
 	int rounds, r, depth = 0, d;
 
 	if (argc != 4 && argc != 5) {
@@ -167,6 +177,15 @@ int main(int argc, char **argv)
 		depth = atoi(argv[4]);
 	if (rounds < 1 || rounds > 32 || depth < 0 || depth > 64)
 		return 2;
+	if (rs && *rs)
+		bufsz = strtoul(rs, NULL, 0);
+	if (bufsz < 4096 || bufsz > (64u << 20)) {
+		fprintf(stderr, "bench_lib: BENCH_LIB_READ out of 4096..64M\n");
+		return 2;
+	}
+	buf = malloc(bufsz);
+	if (!buf)
+		die("malloc");
 	mkdir(argv[1], 0755);
 	snprintf(leaf, sizeof(leaf), "%s", argv[1]);
 	for (d = 0; d < depth; d++) {
@@ -177,9 +196,12 @@ int main(int argc, char **argv)
 	write_sysctl("max_queued_events", nev + 1024);
 	for (r = 0; r < rounds; r++) {
 		tr[r] = raw(argv[1], nev, &gr);
+		rr = nread;
 		tl[r] = lib(argv[1], nev, &gl);
-		printf("#   round %d raw %.3f s (%ld events)  lib %.3f s (%ld events)\n",
-		       r + 1, tr[r], gr, tl[r], gl);
+		rl = nbatch;
+		printf("#   round %d raw %.3f s (%ld events, %ld reads of %zu)  "
+		       "lib %.3f s (%ld events, %ld batches)\n",
+		       r + 1, tr[r], gr, rr, bufsz, tl[r], gl, rl);
 		fflush(stdout);
 		if (gr != nev || gl != nev) {
 			fprintf(stderr, "bench_lib: expected %ld events each\n", nev);

@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bench 1d (tests/bench/bench_lib.c) with the batch scaled to this CPU's
+# L2: a 64 KiB read's events (about 300 KiB with their paths) leave a
+# 256 KiB L2, not this machine's 1 MiB one; a READ-byte read's events, READ
+# = 256 KiB or more, leave it.  Host thread-CPU time, lib / raw, of:
+#
+#   shipped      the defaults (64 KiB read, streamed), raw reads 64 KiB
+#   whole-64k    64 KiB, the batch parsed at once, raw reads 64 KiB
+#   stream-READ  INOFD__READ_BUF=READ, streamed, raw reads READ bytes
+#   whole-READ   INOFD__READ_BUF=READ, parsed at once, raw reads READ bytes
+#
+# The whole-READ row is the control: if it is not slower than stream-READ,
+# this CPU cannot show what streaming saves.  Each variant runs RUNS times
+# at depth 0 and 8, the variants alternating (others share the CPU); each
+# run is bench_lib's median of ROUNDS alternating raw/lib rounds.  Prints
+# every run's ratio, then per variant and depth the median, min and max
+# of the runs and the events per read()/batch of the last run.
+#
+#   scripts/bench-lib-l2.sh OUTDIR [READ] [NEV] [RUNS] [ROUNDS]
+set -eu
+
+out=$1
+rd=${2:-262144}
+nev=${3:-64000}
+runs=${4:-5}
+rounds=${5:-15}
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+
+build() {	# NAME CPPFLAGS...
+	name=$1
+	shift
+	d=$out/$name
+	rm -rf "$d" && mkdir -p "$d"
+	# a copy of the library built by its own Makefile (as
+	# bench-lib-cache.sh and the oracle's LIBINOFD= do)
+	cp -r "$top/libinotify" "$d/libinotify"
+	make -s -C "$d/libinotify" clean >/dev/null
+	CPPFLAGS="$*" make -s -C "$d/libinotify" libinofd.a >/dev/null
+	# the bench as make builds build/host/bench_lib
+	cc -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+		-I"$top/include-uapi" -I"$top/libinotify/include" \
+		"$top/tests/bench/bench_lib.c" -o "$d/bench_lib" \
+		"$d/libinotify/libinofd.a" -lpthread
+}
+
+whole=-DINOFD__STREAM_RECS=1000000000
+k=$((rd / 1024))k
+build shipped
+build whole-64k $whole
+build "stream-$k" -DINOFD__READ_BUF="$rd"
+build "whole-$k" -DINOFD__READ_BUF="$rd" $whole
+vars="shipped whole-64k stream-$k whole-$k"
+
+w=$(mktemp -d /dev/shm/inofd-bench-l2.XXXXXX)
+trap 'rm -rf "$w"' EXIT
+echo "# $nev events, $runs runs x $rounds rounds, $(uptime | sed 's/.*load/load/')"
+for depth in 0 8; do
+	i=1
+	while [ "$i" -le "$runs" ]; do
+		for v in $vars; do
+			case $v in
+			shipped|whole-64k) r=65536 ;;
+			*) r=$rd ;;
+			esac
+			BENCH_LIB_READ=$r "$out/$v/bench_lib" "$w/lib" "$nev" \
+				"$rounds" "$depth" > "$w/log"
+			rm -rf "$w/lib"
+			# events per raw read() and per lib batch, last round
+			per=$(awk -v n="$nev" '/^#   round/ {
+				for (f = 1; f <= NF; f++) {
+					if ($f == "reads") rr = $(f - 1)
+					if ($f == "batches)") rb = $(f - 1)
+				} }
+				END { printf "%d %d", n / rr, n / rb }' "$w/log")
+			# raw / lib events per second: the ratio to 3 places
+			ratio=$(awk '/ratio lib\/raw/ {
+				printf "%.3f", $(NF - 9) / $(NF - 5) }' "$w/log")
+			echo "$v $depth $i $ratio $per" >> "$w/all"
+			echo "run $i depth $depth $v: lib/raw $ratio (events per read: raw ${per% *}, lib ${per#* })"
+		done
+		i=$((i + 1))
+	done
+done
+echo "# variant depth: median [min max] of $runs runs; events per read raw / lib"
+for depth in 0 8; do
+	for v in $vars; do
+		awk -v v="$v" -v d="$depth" '$1 == v && $2 == d { print $4 }' \
+			"$w/all" | sort -n | awk '{ a[NR] = $1 }
+			END { m = a[int((NR + 1) / 2)]
+			      if (NR % 2 == 0) m = (a[NR / 2] + a[NR / 2 + 1]) / 2
+			      printf "%.3f [%s %s]", m, a[1], a[NR] }' > "$w/m"
+		e=$(awk -v v="$v" -v d="$depth" '$1 == v && $2 == d { e = $5 " / " $6 }
+			END { print e }' "$w/all")
+		printf '%-12s depth %d: lib/raw %s  (%s)\n' "$v" "$depth" \
+			"$(cat "$w/m")" "$e"
+	done
+done
