@@ -76,25 +76,33 @@ for depth in 0 8; do
 				} }
 				END { printf "%d %d", n / rr, n / rb }' "$w/log")
 			# raw / lib events per second: the ratio to 3 places
+			# and each reader's ns per event
 			ratio=$(awk '/ratio lib\/raw/ {
-				printf "%.3f", $(NF - 9) / $(NF - 5) }' "$w/log")
-			echo "$v $depth $i $ratio $per" >> "$w/all"
-			echo "run $i depth $depth $v: lib/raw $ratio (events per read: raw ${per% *}, lib ${per#* })"
+				printf "%.3f %.1f %.1f", $(NF - 9) / $(NF - 5),
+				       1e9 / $(NF - 9), 1e9 / $(NF - 5) }' "$w/log")
+			set -- $ratio
+			echo "$v $depth $i $1 $per $2 $3" >> "$w/all"
+			echo "run $i depth $depth $v: lib/raw $1 (ns/event raw $2, lib $3; events per read: raw ${per% *}, lib ${per#* })"
 		done
 		i=$((i + 1))
 	done
 done
-echo "# variant depth: median [min max] of $runs runs; events per read raw / lib"
+echo "# variant depth: lib/raw median [min max] of $runs runs; median ns/event raw, lib;"
+echo "# events per read(), raw / lib (NEV / reads: the last read is partial)"
+med() {	# FIELD VARIANT DEPTH: median [min max] of a field over the runs
+	awk -v v="$2" -v d="$3" -v f="$1" '$1 == v && $2 == d { print $f }' \
+		"$w/all" | sort -n | awk -v p="${4:-3}" '{ a[NR] = $1 }
+		END { m = a[int((NR + 1) / 2)]
+		      if (NR % 2 == 0) m = (a[NR / 2] + a[NR / 2 + 1]) / 2
+		      printf "%.*f [%s %s]", p, m, a[1], a[NR] }'
+}
 for depth in 0 8; do
 	for v in $vars; do
-		awk -v v="$v" -v d="$depth" '$1 == v && $2 == d { print $4 }' \
-			"$w/all" | sort -n | awk '{ a[NR] = $1 }
-			END { m = a[int((NR + 1) / 2)]
-			      if (NR % 2 == 0) m = (a[NR / 2] + a[NR / 2 + 1]) / 2
-			      printf "%.3f [%s %s]", m, a[1], a[NR] }' > "$w/m"
-		e=$(awk -v v="$v" -v d="$depth" '$1 == v && $2 == d { e = $5 " / " $6 }
-			END { print e }' "$w/all")
-		printf '%-12s depth %d: lib/raw %s  (%s)\n' "$v" "$depth" \
-			"$(cat "$w/m")" "$e"
+		e=$(awk -v v="$v" -v d="$depth" '$1 == v && $2 == d {
+			e = $5 " / " $6 } END { print e }' "$w/all")
+		printf '%-14s depth %d: lib/raw %s  ns/event raw %s lib %s  (%s)\n' \
+			"$v" "$depth" "$(med 4 "$v" "$depth")" \
+			"$(med 7 "$v" "$depth" 0 | cut -d' ' -f1)" \
+			"$(med 8 "$v" "$depth" 0 | cut -d' ' -f1)" "$e"
 	done
 done
