@@ -381,11 +381,14 @@ bench-lib-cache:
 # events leave a 256 KiB L2, a 256 KiB read's a 1 MiB one): the shipped
 # library, and INOFD__READ_BUF=BENCH_LIB_READ streamed and parsed at once,
 # the raw loop reading as much.  Enough events for several full reads:
-# as root (the bench raises max_queued_events to NEV + 1024).
-BENCH_LIB_READ   ?= 262144
-BENCH_LIB_L2_NEV ?= 64000
+# as root (the bench raises max_queued_events to NEV + 1024).  Each
+# reader warms up on two reads' worth first (BENCH_LIB_L2_WARM=0: not).
+BENCH_LIB_READ     ?= 262144
+BENCH_LIB_L2_NEV   ?= 64000
+BENCH_LIB_L2_WARM  ?= 1
 bench-lib-l2:
-	@scripts/bench-lib-l2.sh build/host/l2 $(BENCH_LIB_READ) $(BENCH_LIB_L2_NEV)
+	@WARM=$(BENCH_LIB_L2_WARM) scripts/bench-lib-l2.sh build/host/l2 \
+		$(BENCH_LIB_READ) $(BENCH_LIB_L2_NEV)
 
 build/host/bench_lib: tests/bench/bench_lib.c tests/bench/bench.h lib
 	@mkdir -p $(@D)
