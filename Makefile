@@ -98,7 +98,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
 	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
-	bench-host bench-lib-host bench-lib-cache soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
+	bench-host bench-lib-host bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check post \
 	distclean FORCE
 
@@ -124,6 +124,8 @@ help:
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host"
 	@echo "make bench-lib-cache bench 1d's cache misses per event on a simulated 32 KiB L1d / 256 KiB L2 (valgrind)"
+	@echo "make bench-lib-l2 BENCH_LIB_READ=262144   bench 1d on this host with the read (batch) scaled to its L2,"
+	@echo "                 streamed and parsed at once (scripts/bench-lib-l2.sh)"
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
 	@echo "make oracle-fanotify   the same on the library's fanotify backend"
@@ -376,6 +378,23 @@ bench-lib-host: build/host/bench_lib
 # misses per event of the shipped library and of a whole-batch build.
 bench-lib-cache:
 	@scripts/bench-lib-cache.sh build/host/cache $(BENCH_LIB_NEV)
+
+# Bench 1d on this host with the batch scaled to its L2 (a 64 KiB read's
+# events leave a 256 KiB L2, a 256 KiB read's a 1 MiB one): the shipped
+# library, and INOFD__READ_BUF=BENCH_LIB_READ streamed and parsed at once,
+# the raw loop reading as much.  Enough events for several full reads:
+# as root (the bench raises max_queued_events to NEV + 1024).  Each
+# reader warms up on two reads' worth first (BENCH_LIB_L2_WARM=0: not).
+# BENCHMARKS.md, "The batch scaled to this CPU's L2", has the figures.
+BENCH_LIB_READ      ?= 262144
+BENCH_LIB_L2_NEV    ?= 64000
+BENCH_LIB_L2_WARM   ?= 1
+BENCH_LIB_L2_RUNS   ?= 7
+BENCH_LIB_L2_ROUNDS ?= 15
+bench-lib-l2:
+	@WARM=$(BENCH_LIB_L2_WARM) scripts/bench-lib-l2.sh build/host/l2 \
+		$(BENCH_LIB_READ) $(BENCH_LIB_L2_NEV) $(BENCH_LIB_L2_RUNS) \
+		$(BENCH_LIB_L2_ROUNDS)
 
 build/host/bench_lib: tests/bench/bench_lib.c tests/bench/bench.h lib
 	@mkdir -p $(@D)
