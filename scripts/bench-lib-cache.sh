@@ -20,17 +20,13 @@ nev=${2:-16000}
 top=$(cd "$(dirname "$0")/.." && pwd)
 command -v valgrind >/dev/null || { echo "bench-lib-cache: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 mkdir -p "$out"
+. "$top/scripts/lib-variant.sh"
 
 build() {	# NAME CPPFLAGS...
 	name=$1
 	shift
 	d=$out/$name
-	rm -rf "$d" && mkdir -p "$d"
-	# a copy of the library built by its own Makefile, as the oracle's
-	# LIBINOFD= does: this tree's objects are not touched
-	cp -r "$top/libinotify" "$d/libinotify"
-	make -s -C "$d/libinotify" clean >/dev/null
-	CPPFLAGS="$*" make -s -C "$d/libinotify" libinofd.a >/dev/null
+	lib_variant "$d" "$@"
 	# the bench alone without inlining: lib() and raw() stay functions
 	# callgrind can count apart
 	cc -static -O2 -g -fno-inline -D_GNU_SOURCE -I"$top/include-uapi" \

@@ -36,17 +36,13 @@ rounds=${5:-15}
 warm=${WARM:-1}
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
+. "$top/scripts/lib-variant.sh"
 
 build() {	# NAME CPPFLAGS...
 	name=$1
 	shift
 	d=$out/$name
-	rm -rf "$d" && mkdir -p "$d"
-	# a copy of the library built by its own Makefile (as
-	# bench-lib-cache.sh and the oracle's LIBINOFD= do)
-	cp -r "$top/libinotify" "$d/libinotify"
-	make -s -C "$d/libinotify" clean >/dev/null
-	CPPFLAGS="$*" make -s -C "$d/libinotify" libinofd.a >/dev/null
+	lib_variant "$d" "$@"
 	# the bench as make builds build/host/bench_lib, and read(2) timed
 	cc -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-DBENCH_LIB_SPLIT -Wl,--wrap=read -I"$top/include-uapi" -I"$top/libinotify/include" \
