@@ -337,13 +337,8 @@ static void job_failed(struct inofd *in, struct inofd__reg *r,
 	kw = inofd__kw_find(in, w->root_wd);
 	top = kw ? inofd__mem_of(kw, r) : NULL;
 	if (top && top != r->root && top->parent) {
-		struct inofd__mem *p = top->parent;
-		char *nm = top->name;
-
-		top->name = NULL;
-		inofd__error(in, p, nm, err);
-		if (nm != top->nbuf)
-			free(nm);	/* (kept in top: freed with it) */
+		/* the error copies the name; top's member frees its own */
+		inofd__error(in, top->parent, top->name, err);
 		inofd__subtree_free(in, top);
 	} else {
 		inofd__error(in, m, name, err);
