@@ -22,6 +22,20 @@
 # it was not reachable from where the series was written, and a link is
 # not something to guess).
 #
+# Two more things only the poster can say, each refused while unsaid:
+#   POST_DCO=certified: you certify the Developer's Certificate of Origin
+#     1.1 (Documentation/process/submitting-patches.rst, "Sign your work")
+#     for every patch, as the Signed-off-by this script adds in your name
+#     says you do.  A tool cannot certify it for you (Documentation/
+#     process/coding-assistants.rst: only a person can certify the DCO);
+#     on a terminal the script asks, elsewhere the variable is the answer.
+#   POST_ASSISTED_BY="AGENT_NAME:MODEL_VERSION [TOOL1] [TOOL2]": the tool
+#     assistance to disclose, added to every patch as an "Assisted-by:"
+#     trailer above the Signed-off-by, in the form coding-assistants.rst
+#     gives (generated-content.rst asks that tool-generated content be
+#     disclosed).  This project's series was written with a coding
+#     assistant, so there is no "none".
+#
 # Then, in a scratch clone of KSRC (the kernel tree in the cache, tag
 # "pristine"), it applies every patch with git am, with the placeholder
 # replaced by the poster as author and Signed-off-by (git am --signoff
@@ -77,6 +91,31 @@ for t in $tokens; do
 	esac
 	fill+=(-e "s|@$t@|$v|g")
 done
+# the Developer's Certificate of Origin: a person's statement, asked for
+dco=${POST_DCO:-}
+if [ -z "$dco" ] && [ -t 0 ] && [ -t 2 ]; then
+	cat >&2 <<EOF
+post: every patch will carry "Signed-off-by: $name <$email>", which
+post: certifies the Developer's Certificate of Origin 1.1
+post: (Documentation/process/submitting-patches.rst) for it: that you
+post: have the right to submit it under the kernel's licence, and that
+post: you have reviewed it and take responsibility for it.  Type
+post: "certified" to certify it (or set POST_DCO=certified):
+EOF
+	read -r dco || dco=
+fi
+[ "$dco" = certified ] ||
+	die "the Developer's Certificate of Origin is not certified: read it (Documentation/process/submitting-patches.rst), then set POST_DCO=certified"
+assisted=${POST_ASSISTED_BY:-}
+[ -n "$assisted" ] ||
+	die "set POST_ASSISTED_BY=\"AGENT_NAME:MODEL_VERSION [TOOLS]\": this series was written with a coding assistant, and the kernel's policy (Documentation/process/coding-assistants.rst, generated-content.rst) asks for an Assisted-by: tag"
+case "$assisted" in
+*[![:print:]]*|*'|'*|*'\\'*|*'&'*)
+	die "POST_ASSISTED_BY='$assisted': one printable line, without '|', '\\' or '&'" ;;
+[A-Za-z0-9]*:[A-Za-z0-9]*) ;;
+*) die "POST_ASSISTED_BY='$assisted' is not AGENT_NAME:MODEL_VERSION [TOOL1] [TOOL2]" ;;
+esac
+
 [ "$(realpath -m "$out")" != "$(realpath "$patchdir")" ] ||
 	die "OUTDIR must not be $patchdir: the committed series keeps the placeholder"
 git -C "$ksrc" rev-parse -q --verify 'pristine^{commit}' >/dev/null ||
@@ -103,10 +142,12 @@ export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email
 for p in "${patches[@]}"; do
 	n=$(grep -c "^From: $placeholder_name <$placeholder_email>\$" "$patchdir/$p" || true)
 	[ "$n" -le 1 ] || die "$p: more than one placeholder From: line"
-	awk -v ph="$placeholder_name <$placeholder_email>" -v me="$name <$email>" '
+	n=$(grep -c "^Signed-off-by: $placeholder_name <$placeholder_email>\$" "$patchdir/$p" || true)
+	[ "$n" = 1 ] || die "$p: not one placeholder Signed-off-by: line (the poster's Signed-off-by and Assisted-by replace it)"
+	awk -v ph="$placeholder_name <$placeholder_email>" -v me="$name <$email>" -v ab="$assisted" '
 		!body && $0 == "From: " ph { print "From: " me; next }
 		!body && /^$/ { body = 1 }
-		$0 == "Signed-off-by: " ph { print "Signed-off-by: " me; next }
+		$0 == "Signed-off-by: " ph { print "Assisted-by: " ab; print "Signed-off-by: " me; next }
 		{ print }' "$patchdir/$p" > "$work/$p"
 	git -C "$work/tree" am -q --signoff --whitespace=nowarn "$work/$p" ||
 		die "$p does not apply to pristine"
@@ -124,5 +165,8 @@ fi
 if grep -l -e "$placeholder_email" -e "$placeholder_name" "$out"/*.patch; then
 	die "the placeholder is still in the files above"
 fi
+for f in $(cat "$out/series"); do
+	grep -qxF "Assisted-by: $assisted" "$out/$f" || die "$out/$f: no Assisted-by: line"
+done
 echo "post: ${#patches[@]} patches and a cover letter from $name <$email> in $out"
 echo "post: check them, then: git send-email $out/*.patch"

@@ -7,7 +7,10 @@
 # while a token of it (@PREV_THREAD@) has no POST_ value or a wrong one;
 # accepted with a real identity from git config or from the environment,
 # whose output has that identity as author, Signed-off-by and cover
-# letter sender, no placeholder and no base-commit line.  Run by make
+# letter sender, no placeholder and no base-commit line.  Refused too
+# until the poster certifies the Developer's Certificate of Origin
+# (POST_DCO=certified) and names the tool assistance (POST_ASSISTED_BY),
+# which every patch then carries as an Assisted-by: line.  Run by make
 # harness-check; a second or so.
 set -uo pipefail
 
@@ -24,7 +27,8 @@ check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; 
 
 # git with no identity but what a test gives it
 export HOME=$t/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$t/home/.gitconfig
-unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL EMAIL
+unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL EMAIL \
+	POST_DCO POST_ASSISTED_BY POST_PREV_THREAD
 mkdir -p "$HOME"
 : > "$GIT_CONFIG_GLOBAL"
 ph="Placeholder Not A Person <placeholder@make-post.invalid>"
@@ -62,7 +66,7 @@ printf 'To: Some One <someone@example.org>\nCc: a-list@vger.kernel.org\n' > "$p/
 # a repository to run make post from, whose config is the poster's
 r=$t/repo
 git init -q "$r"
-run() { (cd "$r" && "$post" "$k" "$p" "$t/out") > "$t/log" 2>&1; }
+run() { (cd "$r" && "$post" "$k" "$p" "$t/out") < /dev/null > "$t/log" 2>&1; }
 
 run; rc=$?
 check "no identity at all: refused" test $rc -ne 0
@@ -95,12 +99,32 @@ check "a thread link that is not lore's: refused" test $rc -ne 0
 export POST_PREV_THREAD=https://lore.kernel.org/linux-fsdevel/some-message-id/
 
 run; rc=$?
+check "the DCO not certified: refused" test $rc -ne 0
+check "the DCO: says so" grep -q "Certificate of Origin is not certified" "$t/log"
+POST_DCO=yes run; rc=$?
+check "the DCO answered other than 'certified': refused" test $rc -ne 0
+export POST_DCO=certified
+run; rc=$?
+check "no POST_ASSISTED_BY: refused" test $rc -ne 0
+check "no POST_ASSISTED_BY: names the policy" grep -q "coding-assistants.rst" "$t/log"
+POST_ASSISTED_BY=none run; rc=$?
+check "POST_ASSISTED_BY=none: refused" test $rc -ne 0
+POST_ASSISTED_BY='agent:model|x' run; rc=$?
+check "POST_ASSISTED_BY with a '|': refused" test $rc -ne 0
+export POST_ASSISTED_BY="Claude:claude-x [make-post]"
+check "no output written by a refused run" test ! -e "$t/out"
+
+run; rc=$?
 check "a real identity from the repository's git config: accepted" test $rc -eq 0
 [ $rc -eq 0 ] || cat "$t/log"
 out1=$(ls "$t/out"/0001-*.patch 2>/dev/null)
 check "the patch is from the poster" grep -qx "From: Jane Doe <jane@doe.dev>" "$out1"
 check "the patch has the poster's Signed-off-by" grep -qx "Signed-off-by: Jane Doe <jane@doe.dev>" "$out1"
 check "one Signed-off-by" test "$(grep -c '^Signed-off-by:' "$out1")" = 1
+check "the Assisted-by line, right above the Signed-off-by" test \
+	"$(grep -A1 -xF "Assisted-by: $POST_ASSISTED_BY" "$out1" | sed -n 2p)" = \
+	"Signed-off-by: Jane Doe <jane@doe.dev>"
+check "one Assisted-by" test "$(grep -c '^Assisted-by:' "$out1")" = 1
 check "no placeholder left" bash -c "! grep -rqi placeholder '$t/out'"
 check "no base-commit line" bash -c "! grep -rq '^base-commit:' '$t/out'"
 check "the cover letter is from the poster" grep -qx "From: Jane Doe <jane@doe.dev>" "$t/out/0000-cover-letter.patch"
