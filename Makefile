@@ -99,7 +99,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
 	bench-host bench-lib-host bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
-	install uninstall install-check uapi-copy-check deb deb-check post \
+	install uninstall install-check uapi-copy-check deb deb-check post post-check \
 	distclean FORCE
 
 all: lib examples kernel initramfs
@@ -500,6 +500,11 @@ POST_SERIES ?= $(FD_SERIES)
 post: $(STAMP)
 	@scripts/post.sh $(KSRC) $(POST_SERIES) $(POST_OUT)$(if $(filter-out $(FD_SERIES),$(POST_SERIES)),-$(notdir $(POST_SERIES)))
 
+# make post on every series of this base, as committed, against the tree
+# (a test identity; tests/harness/post_series_check.sh).
+post-check: $(STAMP)
+	@tests/harness/post_series_check.sh $(KSRC) $(B)/post-check$(if $(filter 6.12,$(KERNEL)),-6.12) $(SERIES)
+
 # Host tests of the harness itself: the KVM probe falls back within its
 # bound (fake QEMUs), the progress filter, the bench report generator,
 # make post's identity checks (tests/harness/post_test.sh).
@@ -524,9 +529,9 @@ check: need $(HOST_CHECKS) kernel-check
 	@$(MAKE) --no-print-directory kernel-check KERNEL=6.12
 endif
 
-# One base's kernel checks: the uapi header, checkpatch, the guest suite,
-# every patch building on its own.
-kernel-check: uapi-check checkpatch guest-check series-check
+# One base's kernel checks: the uapi header, checkpatch, make post of
+# each series, the guest suite, every patch building on its own.
+kernel-check: uapi-check checkpatch post-check guest-check series-check
 
 # Every patch builds on its own (incremental builds in $(SERIES_WORK)).
 series-check: $(BZIMAGE)
