@@ -392,7 +392,7 @@ static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 
 	p = inofd__mem_path(in, m, &len);
 	if (!p)
-		return -ESTALE;
+		return errno == ENOMEM ? -ENOMEM : -ESTALE;
 	if (len >= PATH_MAX)
 		fd = open_by_names(m, flags);
 	else
