@@ -172,6 +172,47 @@ static void tree_ancestor_renames(void **state)
 	assert_string_equal(f->r[i].path, "");
 }
 
+/*
+ * A root deeper than any fixed bound (issue 26, reproduction 6: split_dir()
+ * stopped at 256 levels, and the tree then had no ancestor chain and said
+ * nothing): the rename of a directory 300 levels above the root is
+ * followed like any other.
+ */
+#define DEEP	300
+
+static void tree_deep_root_ancestor_rename(void **state)
+{
+	struct fx *f = *state;
+	static char rel[DEEP * 2 + 8], mid[DEEP * 2 + 8], file[DEEP * 2 + 16];
+	int i, k;
+
+	rel[0] = '\0';
+	for (i = 0; i < DEEP; i++) {
+		strcat(rel, i ? "/d" : "d");
+		mkdirp(P(f, rel));
+		if (i == 9)
+			strcpy(mid, rel);	/* d/d/.../d, 10 levels */
+	}
+	strcat(rel, "/t");
+	mkdirp(P(f, rel));
+	assert_true(tree(f, rel, NULL) >= 0);
+	drain(f, 30);
+	/* d (level 10) becomes e: the root's path must follow */
+	strcpy(file, mid);
+	file[strlen(file) - 1] = 'e';
+	assert_int_equal(rename(P(f, mid), P(f, file)), 0);
+	memcpy(rel, file, strlen(file));
+	strcpy(file, rel);
+	strcat(file, "/x");
+	mkfile(P(f, file));
+	drain(f, 30);
+	assert_int_equal(count(f, INOFD_EV_ERROR, 0, NULL), 0);
+	k = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
+	assert_true(k >= 0);
+	assert_false(f->r[k].flags & INOFD_EVF_STALE_PATH);
+	assert_string_equal(f->r[k].path, P(f, file));
+}
+
 static void tree_move_out_and_back(void **state)
 {
 	struct fx *f = *state;
@@ -529,6 +570,7 @@ DEFINE_TESTS(tree,
 	T(tree_new_dirs_miss_nothing),
 	T(tree_rename_inside),
 	T(tree_ancestor_renames),
+	T(tree_deep_root_ancestor_rename),
 	T(tree_move_out_and_back),
 	T(tree_delete_and_unwatch),
 	T(tree_errors),
