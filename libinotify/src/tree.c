@@ -200,6 +200,8 @@ static struct wctx ctx_of(const struct inofd__work *w)
 			      .root_wd = w->root_wd };
 }
 
+static bool chain_yield(struct inofd *in, struct inofd__reg *r);
+
 /*
  * Watch entry name of directory dfd (tree node m).  0 when done or when
  * there is nothing to watch, -errno on failure.  With lfd, a directory to
@@ -228,6 +230,9 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	if ((r->tflags & INOFD_TREE_XDEV) && st.st_dev != r->dev)
 		goto out;
 	wd = inofd__backend_add_dir(in, cfd, inofd__tree_kmask(r));
+	/* the tree's own directories come before the chain above it */
+	while (wd == -ENOSPC && chain_yield(in, r))
+		wd = inofd__backend_add_dir(in, cfd, inofd__tree_kmask(r));
 	if (wd < 0) {
 		e = wd == -ENOTDIR ? 0 : wd;
 		goto out;
@@ -1389,6 +1394,42 @@ static void chain_failed(struct inofd *in, struct inofd__reg *r, int err)
 	in->unsure = true;
 	in->chain_short = true;
 	inofd__paths_changed(in);	/* plain watches stop borrowing */
+}
+
+/*
+ * The watch limit (ENOSPC) stopped a directory of tree r: one watch of
+ * its chain above the root gives way, from "/" down (the upper levels are
+ * the least likely to be renamed), the parent last.  Only a watch the
+ * chain alone holds frees a slot.  The chain then has a hole, said once
+ * (chain_failed(): an ERROR -ENOSPC on the root, every path flagged maybe
+ * stale, the root's path checked by identity before each batch), as when
+ * it could not be made whole at the start.  True if a watch was removed.
+ */
+static bool chain_yield(struct inofd *in, struct inofd__reg *r)
+{
+	struct inofd__mem **slot = NULL;
+	struct inofd__kw *kw;
+	unsigned int i;
+
+	if (r->lost)
+		return false;
+	for (i = 0; i <= r->nanc && !slot; i++) {
+		struct inofd__mem **s = i < r->nanc ? &r->anc[i] : &r->plink;
+
+		if (i == r->nanc && !r->anc_id)
+			break;		/* no identities: the parent stays */
+		if (*s && (*s)->kw->mems == *s && !(*s)->kwnext)
+			slot = s;
+	}
+	if (!slot)
+		return false;
+	kw = (*slot)->kw;
+	inofd__mem_free(in, *slot);
+	*slot = NULL;
+	inofd__kw_put(in, kw, true);
+	if (!r->chain_short)
+		chain_failed(in, r, -ENOSPC);
+	return true;
 }
 
 static void link_ancestors(struct inofd *in, struct inofd__reg *r,
