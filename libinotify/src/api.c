@@ -606,6 +606,22 @@ int inofd_wd_path(const struct inofd *in, int wd, const char **path)
 	return 0;
 }
 
+int inofd_wd_path_copy(const struct inofd *in, int wd, char *buf, size_t size)
+{
+	struct inofd__reg *r = in ? inofd__reg_find(in, wd) : NULL;
+	size_t len;
+
+	if (!r || !buf)
+		return -EINVAL;
+	if (r->lost || r->moving || !r->path)
+		return -ENOENT;
+	len = strlen(r->path);
+	if (len >= size || len > INT_MAX)
+		return -ERANGE;
+	memcpy(buf, r->path, len + 1);
+	return (int)len;
+}
+
 int inofd_wd_data(const struct inofd *in, int wd, void **data)
 {
 	struct inofd__reg *r = in ? inofd__reg_find(in, wd) : NULL;
