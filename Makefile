@@ -96,7 +96,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 	debhelper dpkg-dev lintian gnuplot-nox
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
-	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
+	guest-check guest-test failnth uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
 	bench-host bench-lib-host bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check post post-check \
@@ -133,6 +133,7 @@ help:
 	@echo "                 (ORACLE_FEATURES=NXLRMC: the oracle's -N -X -L -R -M -C, here and in guest-test)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
+	@echo "make failnth     every allocation of the library failed in turn under ASan (tests/unit/failnth.c)"
 	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3) and watch-fd; PREFIX=/usr/local DESTDIR="
 	@echo "make uninstall   remove what make install put there (same PREFIX and DESTDIR)"
 	@echo "make install-check   install into a staging DESTDIR, build and run a pkg-config user, uninstall"
@@ -204,6 +205,11 @@ examples: lib
 
 unit: lib
 	@$(MAKE) -s -C tests/unit check
+
+# Every allocation of the library failed in turn, under ASan
+# (tests/unit/failnth.c): no crash, no leak, no silent loss.
+failnth:
+	@$(MAKE) -s --no-print-directory -C tests/unit failnth-check
 
 watch-fd-check: examples
 	@out=$$(sh tests/host/watch-fd-cli.sh examples/watch-fd); rc=$$?; \
@@ -516,7 +522,7 @@ harness-check:
 # lockdep, kmemleak, UBSAN), then the kernel checks and the guest suite on
 # the 6.12 base.  DEBUG=1 runs only the debug guest suite; KERNEL=6.12
 # the host tests and the 6.12 kernel checks only.
-HOST_CHECKS := harness-check unit oracle oracle-fanotify watch-fd-check install-check deb-check fuzz
+HOST_CHECKS := harness-check unit failnth oracle oracle-fanotify watch-fd-check install-check deb-check fuzz
 ifeq ($(DEBUG),1)
 check: need $(HOST_CHECKS) uapi-check checkpatch guest-check
 	@$(MAKE) --no-print-directory sem-table-check

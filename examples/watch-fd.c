@@ -182,6 +182,7 @@ static int open_file(struct wf *w, const char *file, int flags)
 }
 
 static long handle(struct wf *w, const struct inofd_event *ev);
+static void tree_error(struct wf *w, const struct inofd_event *ev);
 
 /*
  * Errors of a tree's first walk, queued by the watch call.  inotifywait
@@ -195,6 +196,11 @@ static int walk_errors(struct wf *w, const char *file)
 	while (inofd_next(w->in, &ev) > 0) {
 		if (ev->type != INOFD_EV_ERROR) {
 			handle(w, ev);
+			continue;
+		}
+		if (!ev->name) {
+			/* the directories above FILE: the tree goes on */
+			tree_error(w, ev);
 			continue;
 		}
 		switch (-ev->error) {
@@ -394,6 +400,17 @@ static void tree_error(struct wf *w, const struct inofd_event *ev)
 		if (w->c->verbose)
 			fprintf(stderr, "watch-fd: %s: %s\n", a ? a->disp : "",
 				inofd_strerror(ev->error));
+		return;
+	}
+	if (!ev->name) {
+		/*
+		 * The directories above the top one could not all be watched
+		 * (max_user_watches, EACCES): the tree goes on, and renames
+		 * up there are not followed as they happen (inotifywait
+		 * never watches them).
+		 */
+		wf_diag(w->c, "Couldn't watch the directories above %s: %s\n",
+			a ? a->disp : "", strerror(-ev->error));
 		return;
 	}
 	/* path names the directory that could not be watched */

@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 #define INOFD_VERSION_MAJOR	0
-#define INOFD_VERSION_MINOR	3
+#define INOFD_VERSION_MINOR	4
 
 /* Opaque handle: one inotify instance plus the library's watch table. */
 struct inofd;
@@ -143,10 +143,9 @@ enum inofd_event_type {
 	INOFD_EV_RENAME,	/* IN_MOVED_FROM + IN_MOVED_TO with one cookie */
 	INOFD_EV_MOVE_OUT,	/* IN_MOVED_FROM with no IN_MOVED_TO in time */
 	INOFD_EV_MOVE_IN,	/* IN_MOVED_TO with no IN_MOVED_FROM */
-	INOFD_EV_RESCAN,	/* events were lost (IN_Q_OVERFLOW, a full
-				 * queue, no memory): rescan; wd -1.  A tree's
-				 * wd: rescan the directory path names (a
-				 * mount or umount changed it) */
+	INOFD_EV_RESCAN,	/* events were lost, or a tree's directory
+				 * changed under it: rescan (what its wd, ino,
+				 * dev and path mean: struct inofd_event) */
 	INOFD_EV_CHANGED,	/* coalescing mode: the watched object changed */
 	INOFD_EV_ERROR,		/* a recursive watch could not follow; see error */
 };
@@ -189,10 +188,25 @@ enum inofd_event_type {
  * entry as fanotify's DFID_NAME does; in a tree, the tree's directory the
  * entry is in, not the tree's root); for an event without a name, the
  * object itself.  INOFD_EV_RENAME: the destination directory;
- * INOFD_EV_MOVE_OUT: the source directory.  0 for INOFD_EV_RESCAN (a
- * tree's gives the directory holding the one to rescan), for a
- * tree's INOFD_EVF_LOST error (the root's are given) and when stat(2)
- * failed.  inotify never says an entry's own inode; these do not either.
+ * INOFD_EV_MOVE_OUT: the source directory.  INOFD_EV_RESCAN: below.  0
+ * for a tree's INOFD_EVF_LOST error (the root's are given) and when
+ * stat(2) failed.  inotify never says an entry's own inode; these do not
+ * either.
+ *
+ * INOFD_EV_RESCAN comes in two kinds, told apart by wd:
+ *  - wd -1 (mask IN_Q_OVERFLOW): events of the whole instance were lost
+ *    (a kernel queue overflow, the library's queue bound, no memory).
+ *    Plain watches and trees alike: rescan whatever you watch.  name,
+ *    path and data are NULL, ino and dev 0.  Every tree is walked again
+ *    by the library (its later events are right); what changed meanwhile
+ *    was not reported.
+ *  - wd a tree's (mask IN_Q_OVERFLOW | IN_ISDIR, INOFD_EVF_SYNTHETIC): one
+ *    directory of that tree changed under it (a mount or umount over
+ *    it): rescan path, the tree's directory name names; ino and dev are
+ *    those of the tree's directory holding it (as for any event with a
+ *    name), data the tree's.  The library walks it again itself.
+ *  A plain watch never gets a RESCAN of its own: its losses are the
+ *  instance's (wd -1).
  *
  * name, path and data describe the object the event is about: for
  * INOFD_EV_RENAME and INOFD_EV_MOVE_IN the destination, for
@@ -205,7 +219,7 @@ enum inofd_event_type {
 struct inofd_event {
 	uint64_t	seq;
 	int		type;		/* enum inofd_event_type */
-	int		wd;		/* -1 for INOFD_EV_RESCAN (but see there) */
+	int		wd;		/* INOFD_EV_RESCAN: -1 or a tree's (above) */
 	uint32_t	mask;		/* IN_* bits; OR of all for CHANGED */
 	uint32_t	cookie;
 	unsigned int	flags;		/* INOFD_EVF_* */
@@ -253,6 +267,15 @@ INOFD_API int inofd_watch_tree_at(struct inofd *in, int dirfd,
  */
 INOFD_API int inofd_wd_path(const struct inofd *in, int wd, const char **path);
 INOFD_API int inofd_wd_data(const struct inofd *in, int wd, void **data);
+/*
+ * The same path copied into the caller's buf of size bytes, NUL included
+ * (valid as long as the caller keeps it): its length (without the NUL),
+ * -ERANGE if it does not fit (buf untouched), -ENOENT if the library does
+ * not know it (where inofd_wd_path() gives NULL), -EINVAL for a NULL in
+ * or buf or a bad wd.  (0.4)
+ */
+INOFD_API int inofd_wd_path_copy(const struct inofd *in, int wd, char *buf,
+				 size_t size);
 
 /* Removal: returns 0 or -errno. */
 INOFD_API int inofd_unwatch(struct inofd *in, int wd);

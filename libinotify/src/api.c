@@ -205,11 +205,14 @@ static char *fd_path(int fd)
 
 /*
  * The absolute path of what (dirfd, path) named, made when the watch is
- * made: a later chdir() changes nothing.  NULL when it cannot be known.
+ * made: a later chdir() changes nothing.  NULL when it cannot be known,
+ * or with errno ENOMEM when there was no memory for it.
  */
 static char *abs_path(int dirfd, const char *path, int fd)
 {
 	char cwd[PATH_MAX], *p;
+
+	errno = 0;
 
 	if (path[0] == '/')
 		return strdup(path);
@@ -220,8 +223,10 @@ static char *abs_path(int dirfd, const char *path, int fd)
 		return NULL;
 	if (!*path)
 		return strdup(cwd);
-	if (asprintf(&p, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) < 0)
+	if (asprintf(&p, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) < 0) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	return p;
 }
 
@@ -362,6 +367,7 @@ int inofd_watch_at(struct inofd *in, int dirfd, const char *path,
 {
 	bool own;
 	int fd, r, rfd = -1;
+	char *p;
 
 	r = check_at_args(in, path, mask, flags);
 	if (r)
@@ -377,10 +383,13 @@ int inofd_watch_at(struct inofd *in, int dirfd, const char *path,
 		return fd;
 	if (in->backend == INOFD_BACKEND_FANOTIFY && own)
 		rfd = fan_reopen(dirfd, path, flags, fd);
-	r = add_plain(in, rfd >= 0 ? rfd : fd, mask, data,
-		      abs_path(dirfd, path, fd),
-		      own ? &(struct inofd__fan_at){ dirfd, path,
-				flags & INOFD_AT_SYMLINK_NOFOLLOW } : NULL);
+	p = abs_path(dirfd, path, fd);
+	if (!p && errno == ENOMEM)	/* all or nothing: no watch without it */
+		r = -ENOMEM;
+	else
+		r = add_plain(in, rfd >= 0 ? rfd : fd, mask, data, p,
+			      own ? &(struct inofd__fan_at){ dirfd, path,
+					flags & INOFD_AT_SYMLINK_NOFOLLOW } : NULL);
 	if (rfd >= 0)
 		close(rfd);
 	if (own)
@@ -441,7 +450,8 @@ static int walk_root(struct inofd *in, struct inofd__reg *r, int fd,
 {
 	static const int job = 1;
 	struct inofd__work *wh = in->whead, *wt = in->wtail;
-	struct inofd__work *dh = in->dhead, *dt = in->dtail;
+	struct inofd__work *dh = in->dhead, *dt = in->dtail, *w;
+	bool rescan = in->rescan_due, crawl = in->crawl_due;
 	struct inofd__kw *kw;
 	int wd, e;
 
@@ -471,6 +481,23 @@ static int walk_root(struct inofd *in, struct inofd__reg *r, int fd,
 	if (!e) {
 		inofd__mounts_walk(in);
 		e = in->walk_err;
+		/*
+		 * A step of this walk that did not run (no memory for the
+		 * listing buffers): the walk did not reach everything, and
+		 * the call is all or nothing.
+		 */
+		if (!e && in->whead)
+			e = -ENOMEM;
+	}
+	if (e) {
+		/* this walk's steps go with it, and what it made due */
+		while ((w = in->whead)) {
+			in->whead = w->next;
+			free(w);
+		}
+		in->wtail = NULL;
+		in->rescan_due = rescan;
+		in->crawl_due = crawl;
 	}
 	/* what met a moving path is tried again at the next read */
 	if (in->dhead) {
@@ -529,6 +556,11 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 	r->mask = mask & EVENT_BITS;
 	r->dev = st.st_dev;
 	r->path = abs_path(dirfd, path, fd);
+	if (!r->path && errno == ENOMEM) {
+		e = -ENOMEM;	/* all or nothing: no tree without its path */
+		inofd__reg_free(in, r);
+		goto out;
+	}
 	inofd__born(in, r, inofd__stream_now(in));	/* before its marks */
 	first = inofd__mounts_tree_new(in);	/* the table as the walk starts */
 	mark = inofd__q_mark(in);
@@ -572,6 +604,22 @@ int inofd_wd_path(const struct inofd *in, int wd, const char **path)
 		return -EINVAL;
 	*path = (r->lost || r->moving) ? NULL : r->path;
 	return 0;
+}
+
+int inofd_wd_path_copy(const struct inofd *in, int wd, char *buf, size_t size)
+{
+	struct inofd__reg *r = in ? inofd__reg_find(in, wd) : NULL;
+	size_t len;
+
+	if (!r || !buf)
+		return -EINVAL;
+	if (r->lost || r->moving || !r->path)
+		return -ENOENT;
+	len = strlen(r->path);
+	if (len >= size || len > INT_MAX)
+		return -ERANGE;
+	memcpy(buf, r->path, len + 1);
+	return (int)len;
 }
 
 int inofd_wd_data(const struct inofd *in, int wd, void **data)

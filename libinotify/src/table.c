@@ -441,7 +441,10 @@ const char *inofd__mem_path(struct inofd *in, struct inofd__mem *m,
 		*len = m->pclen;
 		return m->pc_null ? NULL : m->pc;
 	}
+	errno = 0;
 	p = build(in, m, len);
+	if (!p && errno == ENOMEM)
+		return NULL;	/* not known to be unknown: not cached */
 	m->pcepoch = in->epoch;
 	m->pc_null = !p;
 	m->pclen = p ? *len : 0;

@@ -54,7 +54,8 @@ INOFD__HIDDEN struct inofd__mem *inofd__node_child(const struct inofd__mem *m,
 INOFD__HIDDEN bool inofd__node_below(const struct inofd__mem *a,
 				     const struct inofd__mem *m);
 
-/* The member's full path (cached until a path changes), or NULL. */
+/* The member's full path (cached until a path changes), or NULL: unknown,
+ * or no memory to make it (errno ENOMEM, not cached). */
 INOFD__HIDDEN const char *inofd__mem_path(struct inofd *in,
 					  struct inofd__mem *m, size_t *len);
 INOFD__HIDDEN void inofd__paths_changed(struct inofd *in);

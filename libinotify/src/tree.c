@@ -200,6 +200,8 @@ static struct wctx ctx_of(const struct inofd__work *w)
 			      .root_wd = w->root_wd };
 }
 
+static bool chain_yield(struct inofd *in, struct inofd__reg *r);
+
 /*
  * Watch entry name of directory dfd (tree node m).  0 when done or when
  * there is nothing to watch, -errno on failure.  With lfd, a directory to
@@ -228,6 +230,9 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	if ((r->tflags & INOFD_TREE_XDEV) && st.st_dev != r->dev)
 		goto out;
 	wd = inofd__backend_add_dir(in, cfd, inofd__tree_kmask(r));
+	/* the tree's own directories come before the chain above it */
+	while (wd == -ENOSPC && chain_yield(in, r))
+		wd = inofd__backend_add_dir(in, cfd, inofd__tree_kmask(r));
 	if (wd < 0) {
 		e = wd == -ENOTDIR ? 0 : wd;
 		goto out;
@@ -392,7 +397,7 @@ static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 
 	p = inofd__mem_path(in, m, &len);
 	if (!p)
-		return -ESTALE;
+		return errno == ENOMEM ? -ENOMEM : -ESTALE;
 	if (len >= PATH_MAX)
 		fd = open_by_names(m, flags);
 	else
@@ -541,23 +546,31 @@ static bool relocate_root(struct inofd *in, struct inofd__reg *r)
 
 /*
  * Split an absolute directory path into its components, in place: "/a/b"
- * gives {"a", "b"}.  The number of components, or -1 if there are more
- * than max or one is "." or "..".
+ * gives {"a", "b"} in *vp (allocated, as many as there are: no depth is
+ * too deep; the caller frees it).  The number of components, -1 if one
+ * is "." or "..", -ENOMEM.
  */
-static int split_dir(char *p, char **v, int max)
+static int split_dir(char *p, char ***vp)
 {
-	int n = 0;
-	char *s, *save = NULL;
+	int n = 0, max = 1;
+	char *s, *save = NULL, **v;
 
+	*vp = NULL;
+	for (s = p; *s; s++)
+		max += *s == '/';
+	v = malloc((size_t)max * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
 	for (s = strtok_r(p, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
-		if (n == max || is_dot(s))
+		if (is_dot(s)) {
+			free(v);
 			return -1;
+		}
 		v[n++] = s;
 	}
+	*vp = v;
 	return n;
 }
-
-#define MAX_LEVELS	256
 
 /*
  * After a loss, the renames of directories above the root may be among
@@ -569,7 +582,7 @@ static int split_dir(char *p, char **v, int max)
  */
 static bool reroot(struct inofd *in, struct inofd__reg *r)
 {
-	char *copy, *base, *comp[MAX_LEVELS], *newname[MAX_LEVELS];
+	char *copy, *base, **comp = NULL, **newname = NULL;
 	char found[NAME_MAX + 1];
 	bool ok = false;
 	struct stat st;
@@ -579,12 +592,14 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 	    !(base = strrchr(r->path, '/')))
 		return false;
 	copy = strndup(r->path, (size_t)(base - r->path));
-	n = copy ? split_dir(copy, comp, MAX_LEVELS) : -1;
-	if (n != (int)r->nanc) {
+	n = copy ? split_dir(copy, &comp) : -1;
+	if (n >= 0 && n == (int)r->nanc)
+		newname = calloc((size_t)n + 1, sizeof(*newname));
+	if (!newname) {
+		free(comp);
 		free(copy);
 		return false;
 	}
-	memset(newname, 0, sizeof(newname));
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (i = 0; fd >= 0 && i < n; i++) {
 		struct inofd__mem *m = i == n - 1 ? r->plink : r->anc[i + 1];
@@ -621,6 +636,8 @@ static bool reroot(struct inofd *in, struct inofd__reg *r)
 	ok = ok && !r->lost;
 	for (i = 0; i < n; i++)
 		free(newname[i]);
+	free(newname);
+	free(comp);
 	free(copy);
 	return ok;
 }
@@ -1379,16 +1396,56 @@ static void chain_failed(struct inofd *in, struct inofd__reg *r, int err)
 	inofd__paths_changed(in);	/* plain watches stop borrowing */
 }
 
+/*
+ * The watch limit (ENOSPC) stopped a directory of tree r: one watch of
+ * its chain above the root gives way, from "/" down (the upper levels are
+ * the least likely to be renamed), the parent last.  Only a watch the
+ * chain alone holds frees a slot.  The chain then has a hole, said once
+ * (chain_failed(): an ERROR -ENOSPC on the root, every path flagged maybe
+ * stale, the root's path checked by identity before each batch), as when
+ * it could not be made whole at the start.  True if a watch was removed.
+ */
+static bool chain_yield(struct inofd *in, struct inofd__reg *r)
+{
+	struct inofd__mem **slot = NULL;
+	struct inofd__kw *kw;
+	unsigned int i;
+
+	if (r->lost)
+		return false;
+	for (i = 0; i <= r->nanc && !slot; i++) {
+		struct inofd__mem **s = i < r->nanc ? &r->anc[i] : &r->plink;
+
+		if (i == r->nanc && !r->anc_id)
+			break;		/* no identities: the parent stays */
+		if (*s && (*s)->kw->mems == *s && !(*s)->kwnext)
+			slot = s;
+	}
+	if (!slot)
+		return false;
+	kw = (*slot)->kw;
+	inofd__mem_free(in, *slot);
+	*slot = NULL;
+	inofd__kw_put(in, kw, true);
+	if (!r->chain_short)
+		chain_failed(in, r, -ENOSPC);
+	return true;
+}
+
 static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 			   const char *dir, const struct stat *pst, int err)
 {
-	char *copy = strdup(dir), *comp[MAX_LEVELS];
+	char *copy = strdup(dir), **comp = NULL;
 	struct inofd__mem **v = NULL;
 	bool reached = false;
 	struct stat st;
 	int n, i, fd = -1;
 
-	n = copy && dir[0] == '/' ? split_dir(copy, comp, MAX_LEVELS) : -1;
+	n = !copy ? -ENOMEM : dir[0] == '/' ? split_dir(copy, &comp) : -1;
+	if (n == -ENOMEM) {
+		chain_failed(in, r, -ENOMEM);
+		goto out;
+	}
 	if (n <= 0) {	/* the parent is "/", which never moves */
 		if (err)
 			chain_failed(in, r, err);
@@ -1447,6 +1504,7 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 	if (err)
 		chain_failed(in, r, err);
 out:
+	free(comp);
 	free(copy);
 }
 

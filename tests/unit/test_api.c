@@ -349,7 +349,59 @@ static void fed_any_alignment(void **state)
 	assert_int_equal(got, 3);
 }
 
+/*
+ * inofd_wd_path_copy(): the path in the caller's buffer, which outlives
+ * inofd_next() (issue 26, "API, before it is frozen"); getcwd()'s
+ * conventions for a short buffer; bad input gets -errno.
+ */
+static void wd_path_copy(void **state)
+{
+	struct fx *f = *state;
+	char buf[PATH_MAX], small[4] = "xyz";
+	const char *p;
+	int wd, len;
+
+	mkdirp(P(f, "t"));
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	assert_true(wd >= 0);
+	len = inofd_wd_path_copy(f->in, wd, buf, sizeof(buf));
+	assert_int_equal(len, (int)strlen(P(f, "t")));
+	assert_string_equal(buf, P(f, "t"));
+	/* exactly the room it needs, and one byte less */
+	assert_int_equal(inofd_wd_path_copy(f->in, wd, buf, (size_t)len + 1), len);
+	assert_int_equal(inofd_wd_path_copy(f->in, wd, small, sizeof(small)),
+			 -ERANGE);
+	assert_string_equal(small, "xyz");	/* untouched */
+	assert_int_equal(inofd_wd_path_copy(f->in, wd, buf, (size_t)len), -ERANGE);
+	assert_int_equal(inofd_wd_path_copy(f->in, wd, buf, 0), -ERANGE);
+	/* bad input */
+	assert_int_equal(inofd_wd_path_copy(NULL, wd, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(inofd_wd_path_copy(f->in, wd, NULL, sizeof(buf)), -EINVAL);
+	assert_int_equal(inofd_wd_path_copy(f->in, wd + 100, buf, sizeof(buf)),
+			 -EINVAL);
+	assert_int_equal(inofd_wd_path_copy(f->in, -1, buf, sizeof(buf)), -EINVAL);
+	/* the copy outlives the events that change the path */
+	assert_int_equal(inofd_wd_path_copy(f->in, wd, buf, sizeof(buf)), len);
+	assert_int_equal(rename(P(f, "t"), P(f, "t2")), 0);
+	drain(f, 30);
+	assert_string_equal(buf, P(f, "t"));
+	assert_int_equal(inofd_wd_path(f->in, wd, &p), 0);
+	assert_string_equal(p, P(f, "t2"));
+	assert_true(inofd_wd_path_copy(f->in, wd, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, P(f, "t2"));
+	/* moved where no path leads: unknown, not a stale copy */
+	mkdirp(P(f, "o"));
+	mkdirp(P(f, "o/deeper"));
+	assert_int_equal(rename(P(f, "t2"), P(f, "o/deeper/t3")), 0);
+	drain(f, 50);
+	assert_int_equal(inofd_wd_path(f->in, wd, &p), 0);
+	assert_null(p);
+	assert_int_equal(inofd_wd_path_copy(f->in, wd, buf, sizeof(buf)),
+			 -ENOENT);
+}
+
 DEFINE_TESTS(api,
+	T(wd_path_copy),
 	T(tree_opts_compound_literal),
 	T(ignored_past_full_queue),
 	T(ignored_owed_without_memory),

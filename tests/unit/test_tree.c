@@ -172,6 +172,47 @@ static void tree_ancestor_renames(void **state)
 	assert_string_equal(f->r[i].path, "");
 }
 
+/*
+ * A root deeper than any fixed bound (issue 26, reproduction 6: split_dir()
+ * stopped at 256 levels, and the tree then had no ancestor chain and said
+ * nothing): the rename of a directory 300 levels above the root is
+ * followed like any other.
+ */
+#define DEEP	300
+
+static void tree_deep_root_ancestor_rename(void **state)
+{
+	struct fx *f = *state;
+	static char rel[DEEP * 2 + 8], mid[DEEP * 2 + 8], file[DEEP * 2 + 16];
+	int i, k;
+
+	rel[0] = '\0';
+	for (i = 0; i < DEEP; i++) {
+		strcat(rel, i ? "/d" : "d");
+		mkdirp(P(f, rel));
+		if (i == 9)
+			strcpy(mid, rel);	/* d/d/.../d, 10 levels */
+	}
+	strcat(rel, "/t");
+	mkdirp(P(f, rel));
+	assert_true(tree(f, rel, NULL) >= 0);
+	drain(f, 30);
+	/* d (level 10) becomes e: the root's path must follow */
+	strcpy(file, mid);
+	file[strlen(file) - 1] = 'e';
+	assert_int_equal(rename(P(f, mid), P(f, file)), 0);
+	memcpy(rel, file, strlen(file));
+	strcpy(file, rel);
+	strcat(file, "/x");
+	mkfile(P(f, file));
+	drain(f, 30);
+	assert_int_equal(count(f, INOFD_EV_ERROR, 0, NULL), 0);
+	k = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
+	assert_true(k >= 0);
+	assert_false(f->r[k].flags & INOFD_EVF_STALE_PATH);
+	assert_string_equal(f->r[k].path, P(f, file));
+}
+
 static void tree_move_out_and_back(void **state)
 {
 	struct fx *f = *state;
@@ -417,7 +458,7 @@ static int enospc_below_child(void *arg)
 	const struct inofd_event *ev;
 	struct inofd *in;
 	char *real = realpath(P(f, "small"), NULL);
-	int root, comps = 0, errs = 0, k;
+	int root, comps = 0, errs = 0, chain = 0, k;
 	const char *c;
 
 	if (!real)
@@ -426,7 +467,9 @@ static int enospc_below_child(void *arg)
 		comps += *c == '/';
 	free(real);
 	/* the root (one watch), its ancestors ("/" and each directory
-	 * above it: one per '/'), and one more: "n" fits, "n/m" does not */
+	 * above it: one per '/'), and one more: "n" fits; below it, the
+	 * chain's watches give way to "n/m" and its subdirectories
+	 * (issue 26), but there are more of them than the chain has */
 	if (limit_watches(comps + 2) < 0)
 		return 77;
 	if (inofd_new(&in, NULL))
@@ -436,17 +479,28 @@ static int enospc_below_child(void *arg)
 		return 4;
 	if (mkdir(P(f, "small/n"), 0755) || mkdir(P(f, "small/n/m"), 0755))
 		return 5;
+	for (k = 0; k < comps + 2; k++) {
+		char sub[32];
+
+		snprintf(sub, sizeof(sub), "small/n/m/%d", k);
+		if (mkdir(P(f, sub), 0755))
+			return 5;
+	}
 	usleep(20000);
 	inofd_read(in);
 	for (k = 0; k < 3; k++, usleep(20000), inofd_read(in))
 		while (inofd_next(in, &ev) > 0)
-			if (ev->type == INOFD_EV_ERROR) {
+			if (ev->type == INOFD_EV_ERROR && !ev->name) {
+				/* the chain gave way: said once */
+				if (ev->error != -ENOSPC || chain++)
+					return 6;
+			} else if (ev->type == INOFD_EV_ERROR) {
 				if (ev->error != -ENOSPC || !ev->name ||
 				    strcmp(ev->name, "n"))
 					return 6;
 				errs++;
 			}
-	if (errs != 1 || inofd_watch_count(in) != 1)
+	if (errs != 1 || chain != 1 || inofd_watch_count(in) != 1)
 		return 7;
 	inofd_free(in);
 	return 0;
@@ -458,6 +512,76 @@ static void tree_enospc_below_new_dir(void **state)
 
 	mkdirp(P(f, "small"));
 	in_child_watches(enospc_below_child, f, "ENOSPC below a new directory");
+}
+
+/*
+ * Issue 26, reproduction 9: the limit leaves room for the tree and the
+ * chain above it, and no more.  A new directory in the tree takes a
+ * chain watch's place (the chain yields, from "/" down), as inotifywait
+ * would watch it: said once as the chain's ERROR -ENOSPC (name NULL),
+ * never as an error naming the directory, and the tree's paths are then
+ * flagged maybe stale.
+ */
+static int chain_yields_child(void *arg)
+{
+	struct fx *f = arg;
+	const struct inofd_event *ev;
+	struct inofd *in;
+	char *real = realpath(P(f, "small"), NULL), want[PATH_MAX];
+	int root, comps = 0, chain = 0, named = 0, seen = 0, k;
+	const char *c;
+
+	if (!real)
+		return 2;
+	for (c = real; *c; c++)
+		comps += *c == '/';
+	snprintf(want, sizeof(want), "%s/n/m/x", real);
+	free(real);
+	/* the root, and "/" and each directory above it: one per '/' */
+	if (limit_watches(comps + 1) < 0)
+		return 77;
+	if (inofd_new(&in, NULL))
+		return 3;
+	root = inofd_watch_tree_at(in, AT_FDCWD, P(f, "small"), IN_CREATE, NULL);
+	if (root < 0)
+		return 4;
+	if (mkdir(P(f, "small/n"), 0755) || mkdir(P(f, "small/n/m"), 0755))
+		return 5;
+	usleep(20000);
+	inofd_read(in);
+	for (k = 0; k < 3; k++, usleep(20000), inofd_read(in))
+		while (inofd_next(in, &ev) > 0)
+			if (ev->type == INOFD_EV_ERROR && !ev->name &&
+			    ev->error == -ENOSPC && ev->wd == root)
+				chain++;
+			else if (ev->type == INOFD_EV_ERROR)
+				named++;
+	if (chain != 1 || named)
+		return 6;
+	/* both new directories are watched */
+	if (open(P(f, "small/n/m/x"), O_CREAT | O_WRONLY | O_CLOEXEC, 0644) < 0)
+		return 7;
+	for (k = 0; k < 3; k++, usleep(20000), inofd_read(in))
+		while (inofd_next(in, &ev) > 0)
+			if (ev->type == INOFD_EV_INOTIFY && ev->name &&
+			    !strcmp(ev->name, "x")) {
+				if (!(ev->flags & INOFD_EVF_STALE_PATH) ||
+				    !ev->path || strcmp(ev->path, want))
+					return 8;
+				seen++;
+			}
+	if (seen != 1)
+		return 9;
+	inofd_free(in);
+	return 0;
+}
+
+static void tree_chain_yields_to_tree(void **state)
+{
+	struct fx *f = *state;
+
+	mkdirp(P(f, "small"));
+	in_child_watches(chain_yields_child, f, "the chain yields to the tree");
 }
 
 static int kwd(struct fx *f, const char *rel)
@@ -529,6 +653,8 @@ DEFINE_TESTS(tree,
 	T(tree_new_dirs_miss_nothing),
 	T(tree_rename_inside),
 	T(tree_ancestor_renames),
+	T(tree_deep_root_ancestor_rename),
+	T(tree_chain_yields_to_tree),
 	T(tree_move_out_and_back),
 	T(tree_delete_and_unwatch),
 	T(tree_errors),
