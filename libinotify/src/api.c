@@ -146,6 +146,7 @@ void inofd_free(struct inofd *in)
 	inofd__backend_free(in);
 	inofd__walk_free(in);
 	inofd__pend_free(in);
+	free(in->xw.to);
 	inofd__table_free(in);
 	inofd__q_free(in);
 	free(in->buf);

@@ -181,7 +181,8 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 
 		/* where it went is unknown until the other half */
 		if (m->kind == INOFD__MEM_NODE &&
-		    (c = inofd__node_child(m, name))) {
+		    (c = inofd__node_src(m, name))) {
+			c->xpart = false;	/* this is its half */
 			c->moving = true;
 			inofd__paths_changed(in);
 		}
@@ -193,6 +194,188 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			inofd__paths_changed(in);
 		}
 	}
+}
+
+/*
+ * Exchanges (renameat2(RENAME_EXCHANGE); DESIGN.md, "Exchanges").  The
+ * kernel reports one as two renames, each with its cookie, one after the
+ * other under the same locks:
+ *   MOVED_FROM(x,c1) MOVED_TO(y,c1) MOVE_SELF(X) MOVED_FROM(y,c2)
+ *   MOVED_TO(x,c2) MOVE_SELF(Y)
+ * and a rename onto an existing directory (replaced) as one, with
+ * DELETE_SELF and IGNORED for the replaced one after it.  What a rename
+ * moved is told by identity: the MOVE_SELF that follows it is on the
+ * moved directory's own watch (the fanotify backend's INOFD__MOVED_ID:
+ * types.h).  So the records after the current one that are in hand are
+ * looked at: the first on wd with a bit of mask gives its mask (> 0); 0
+ * if an IN_MOVED_FROM on stop1 or stop2 comes first (a later rename out
+ * of either directory of this one: the kernel queues a rename's MOVE_SELF
+ * before it unlocks the two directories, so nothing about this rename
+ * comes after it); -1 if neither is in hand (or a loss comes first).
+ */
+static int64_t ahead_on(const struct inofd *in, int wd, uint32_t mask,
+			int stop1, int stop2)
+{
+	const char *b = in->rest;
+
+	while (b && (size_t)(in->rest_end - b) >= sizeof(struct inotify_event)) {
+		struct inotify_event h;		/* fed bytes: any alignment */
+
+		memcpy(&h, b, sizeof(h));
+		if ((size_t)(in->rest_end - b) - sizeof(h) < h.len)
+			break;
+		b += sizeof(h) + h.len;
+		if (h.mask & IN_Q_OVERFLOW)
+			break;
+		if (h.wd == wd && (h.mask & mask))
+			return h.mask;
+		if ((h.mask & IN_MOVED_FROM) && h.wd >= 0 &&
+		    (h.wd == stop1 || h.wd == stop2))
+			return 0;
+	}
+	return -1;
+}
+
+/* What says that wd's directory was moved by the rename just read */
+#define MOVED_BITS	(IN_MOVE_SELF | INOFD__MOVED_ID)
+
+/*
+ * A directory arrived as name in tree node t (c: the node that moved
+ * there, or NULL: it came from outside), where node o had that name.  o
+ * was exchanged (its MOVE_SELF is ahead: the next IN_MOVED_FROM of name
+ * is its own), or replaced (its DELETE_SELF or IGNORED is ahead: it ends
+ * there).  Neither in hand: neither node is found by name and both have
+ * no path until a walk finds each by its watch; a RESCAN says so.
+ */
+static void landed_on(struct inofd *in, struct inofd__mem *t,
+		      struct inofd__mem *c, const char *name)
+{
+	struct inofd__mem *o;
+	int64_t b;
+
+	for (o = t->child; o; o = o->next)
+		if (o != c && !o->shadow && o->name && !strcmp(o->name, name))
+			break;
+	if (!o)
+		return;
+	b = ahead_on(in, o->kw->wd, MOVED_BITS | IN_DELETE_SELF | IN_IGNORED,
+		     -1, -1);
+	if (b > 0 && (b & MOVED_BITS)) {
+		o->xpart = o->moving = true;
+	} else if (b > 0) {
+		o->shadow = true;	/* its path is still its own */
+	} else {
+		o->shadow = o->moving = true;
+		if (c)
+			c->shadow = c->moving = true;
+		in->rescan_due = in->crawl_due = true;
+	}
+	inofd__paths_changed(in);
+}
+
+/*
+ * Did the rename just read (from directory from_wd to to_wd) move d?  1 it
+ * did (its MOVE_SELF follows), 0 it did not (an exchange's other half,
+ * which names it too: a later rename out of either directory comes
+ * first), -1 not known from the records in hand (no watch on d, or the
+ * records end first).
+ */
+static int moved_it(const struct inofd *in, const struct inofd__mem *d,
+		    int from_wd, int to_wd)
+{
+	int64_t b;
+
+	if (!d)
+		return -1;
+	b = ahead_on(in, d->kw->wd, MOVED_BITS, from_wd, to_wd);
+	return b > 0 ? 1 : (int)b;
+}
+
+/*
+ * The decision in->xw waits for: moved (1: the directory's MOVE_SELF came
+ * first), not moved (0: its next rename came first), or not known (-1:
+ * a loss, the pairing timeout, or another such wait: it is checked by
+ * identity where the path says, a RESCAN; else lost).
+ */
+static void xw_decide(struct inofd *in, int it)
+{
+	struct inofd__reg *r = inofd__reg_find(in, in->xw.reg);
+
+	in->xw.reg = 0;
+	if (r && r->kind == INOFD__REG_TREE && !r->lost) {
+		if (it > 0 && in->xw.lvl < 0)
+			inofd__root_renamed(in, r, in->xw.to);
+		else if (it > 0)
+			inofd__anc_renamed(in, r, (unsigned int)in->xw.lvl,
+					   in->xw.to);
+		else if (it == 0) {
+			r->moving = false;
+			inofd__paths_changed(in);
+		} else {
+			inofd__tree_gone_or_back(in, r);
+		}
+	}
+	free(in->xw.to);
+	in->xw.to = NULL;
+}
+
+/* A record while in->xw waits: does it decide? */
+static void xw_record(struct inofd *in, int wd, uint32_t mask)
+{
+	if (mask & IN_Q_OVERFLOW)
+		xw_decide(in, -1);
+	else if (wd == in->xw.dir_wd && (mask & MOVED_BITS))
+		xw_decide(in, 1);
+	else if (wd == in->xw.from_wd && (mask & IN_MOVED_FROM))
+		xw_decide(in, 0);
+}
+
+/*
+ * A rename (to name to) in a directory of r's chain that names the root
+ * (lvl -1) or the directory at level lvl + 1, d: it moved d (it > 0), or
+ * it is the other half of an exchange (0), or the records in hand do not
+ * say (-1): then d has no path until the next records do, within the
+ * pairing timeout.
+ */
+static void chain_renamed(struct inofd *in, struct inofd__reg *r, int lvl,
+			  const struct inofd__mem *d, int from_wd,
+			  const char *to)
+{
+	int it = moved_it(in, d, from_wd, from_wd);
+
+	if (it > 0 && lvl < 0) {
+		inofd__root_renamed(in, r, to);
+		return;
+	}
+	if (it > 0) {
+		inofd__anc_renamed(in, r, (unsigned int)lvl, to);
+		return;
+	}
+	if (it == 0) {
+		/* the other half of an exchange: it stays where it was */
+		r->moving = false;
+		inofd__paths_changed(in);
+		return;
+	}
+	if (in->xw.reg)
+		xw_decide(in, -1);	/* one wait at a time */
+	if (!d || !(in->xw.to = strdup(to))) {
+		inofd__tree_gone_or_back(in, r);
+		return;
+	}
+	in->xw.reg = r->id;
+	in->xw.lvl = lvl;
+	in->xw.dir_wd = d->kw->wd;
+	in->xw.from_wd = from_wd;
+	in->xw.deadline = inofd__now_ns() + (uint64_t)in->pair_ms * 1000000u;
+	r->moving = true;	/* no path until then */
+	inofd__paths_changed(in);
+}
+
+/* The directory that level lvl of r's chain holds (names) */
+static struct inofd__mem *anc_dir(const struct inofd__reg *r, int lvl)
+{
+	return (unsigned int)lvl + 1 < r->nanc ? r->anc[lvl + 1] : r->plink;
 }
 
 /* r's member on the source's watch, if r existed when the half was
@@ -284,20 +467,27 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	for (m = fkw ? fkw->mems : NULL; m; m = next) {
 		struct inofd__mem *c, *t;
 		struct inofd__reg *r = m->reg;
+		int it;
 
 		next = m->kwnext;
 		if (m->kind == INOFD__MEM_PARENT) {
 			int lvl = inofd__anc_holds(m, p->name);
 
+			/*
+			 * Only if it moved that directory (an exchange's
+			 * other half names it too): told by identity.
+			 */
 			if (lvl >= 0 && fkw == kw)
-				inofd__anc_renamed(in, r, (unsigned int)lvl,
-						   name);
+				chain_renamed(in, r, lvl, anc_dir(r, lvl),
+					      fkw->wd, name);
 			else if (lvl >= 0)
 				inofd__tree_lost(in, r);
-			if (m != r->plink || strcmp(r->rootname, p->name))
+			if (m != r->plink || !r->rootname ||
+			    strcmp(r->rootname, p->name))
 				continue;
 			if (fkw == kw)
-				inofd__root_renamed(in, r, name);
+				chain_renamed(in, r, -1, r->root, fkw->wd,
+					      name);
 			else
 				inofd__tree_lost(in, r);
 			continue;
@@ -306,14 +496,31 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		    !(c = inofd__pend_node(in, p, m)) || c == r->root ||
 		    inofd__node_below(c, m))
 			continue;
+		/*
+		 * Did it move c, the node its name gave?  An exchange's other
+		 * half names c too when c took the name of a directory the
+		 * tree does not know (not watched, or not yet): that one is
+		 * then found by the walk below, by identity.  Not known: c
+		 * is found by a crawl (a RESCAN).
+		 */
+		it = moved_it(in, c, fkw->wd, wd);
+		if (it <= 0) {
+			c->moving = it < 0;
+			c->shadow = it < 0;
+			if (it < 0)
+				in->rescan_due = in->crawl_due = true;
+			inofd__paths_changed(in);
+			continue;
+		}
 		t = inofd__mem_of(kw, r);
 		if (t && !inofd__node_below(c, t)) {
 			if (inofd__node_name(c, name) == 0) {
 				unsigned int was = c->depth;
 
 				inofd__node_unlink(in, c);
-				c->moving = false;
+				c->moving = c->xpart = c->shadow = false;
 				inofd__node_link(in, t, c);
+				landed_on(in, t, c, name);
 				if (inofd__tree_reached(in, c) < 0)
 					in->rescan_due = in->crawl_due = true;
 				/* its new name and depth against the options */
@@ -344,6 +551,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		c = f ? inofd__pend_node(in, p, f) : NULL;
 		if (c && c->parent == m && c->name && !strcmp(c->name, name))
 			continue;
+		landed_on(in, m, NULL, name);
 		inofd__tree_newdir(in, m, name);
 	}
 out:
@@ -543,6 +751,10 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
 	struct inofd__kw *kw;
 	struct inofd__mem *m;
 
+	if (in->xw.reg)
+		xw_record(in, wd, mask);
+	if (mask & INOFD__MOVED_ID)
+		return;		/* read ahead only (ahead_on()) */
 	if (mask & IN_Q_OVERFLOW) {
 		overflow(in);
 		return;
@@ -597,7 +809,8 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
  * instance without coalescing, is only a report: parse() makes it itself.
  */
 #define SLOW_BITS	(IN_Q_OVERFLOW | IN_IGNORED | IN_UNMOUNT | IN_ISDIR | \
-			 IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF)
+			 IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF | \
+			 INOFD__MOVED_ID)
 
 /*
  * What parse() keeps in locals while events are only reports: the queue's
@@ -969,6 +1182,8 @@ static int settle(struct inofd *in)
 		inofd__pend_put(in, p);
 	}
 	inofd__win_expire(in, now);
+	if (in->xw.reg && !in->more && in->xw.deadline <= now)
+		xw_decide(in, -1);	/* not told in time: checked */
 	if (in->unsure)
 		inofd__tree_sure(in);	/* the records of the loss are done */
 	if (in->crawl_due) {
@@ -978,9 +1193,10 @@ static int settle(struct inofd *in)
 	/*
 	 * Walks look at the file system as it is now: they run once the
 	 * events read so far are all there is (read(2) said EAGAIN), so no
-	 * older event is given a path from after it.
+	 * older event is given a path from after it; and not while a path
+	 * above a root waits for its next records (in->xw).
 	 */
-	if (!in->more) {
+	if (!in->more && !in->xw.reg) {
 		/*
 		 * Paced by the queue: a walk reports what it finds, so it
 		 * lists no more entries than the queue has room for (a
@@ -1173,7 +1389,7 @@ int inofd__timeout(const struct inofd *in)
 	uint64_t d, now;
 
 	if (inofd__q_ready(in) || in->sact || in->serr || in->ifd_out ||
-	    inofd__walk_pending(in) || in->rescan_due ||
+	    (inofd__walk_pending(in) && !in->xw.reg) || in->rescan_due ||
 	    in->crawl_due || in->dhead || in->more || in->nowed ||
 	    inofd__fan_pending(in))
 		return 0;

@@ -877,6 +877,9 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 			put(out, od->wd, IN_MOVED_FROM | isdir, ck, d.name);
 		if (od2 && (od2->imask & IN_MOVED_TO))
 			put(out, od2->wd, IN_MOVED_TO | isdir, ck, d2.name);
+		/* what moved, by identity (types.h) */
+		if ((od || od2) && oc)
+			put(out, oc->wd, INOFD__MOVED_ID, 0, NULL);
 		if ((od || od2) && rename_back(f, &d, &d2, &c, false))
 			put(out, -1, IN_Q_OVERFLOW, 0, NULL);
 		if (!out->full && rename_back(f, &d, &d2, &c, true) &&

@@ -365,7 +365,7 @@ static void pend_src(struct inofd *in, struct inofd__pend *p,
 	/* the node the record names, held by identity: where it goes is
 	 * decided on it, whatever has its name by then */
 	c = (p->mask & IN_ISDIR) && m->kind == INOFD__MEM_NODE ?
-	    inofd__node_child(m, p->name) : NULL;
+	    inofd__node_src(m, p->name) : NULL;
 	p->src[p->nsrc].node = c ? c->kw->wd : -1;
 	dir = inofd__mem_path(in, m, &dl);
 	need = p->plen + dl + nl + 2;
@@ -435,7 +435,7 @@ struct inofd__mem *inofd__pend_node(const struct inofd *in,
 			return kw ? inofd__mem_of(kw, m->reg) : NULL;
 		}
 	/* not recorded (no room): the name, which nothing changed since */
-	return inofd__node_child(m, p->name);
+	return inofd__node_src(m, p->name);
 }
 
 bool inofd__pend_has(const struct inofd *in, uint32_t cookie)
@@ -555,5 +555,7 @@ uint64_t inofd__pair_deadline(const struct inofd *in)
 		d = in->pfirst->deadline;
 	if (in->wfirst && (!d || in->wfirst->win_deadline < d))
 		d = in->wfirst->win_deadline;
+	if (in->xw.reg && (!d || in->xw.deadline < d))
+		d = in->xw.deadline;
 	return d;
 }

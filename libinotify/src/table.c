@@ -278,9 +278,22 @@ struct inofd__mem *inofd__node_child(const struct inofd__mem *m,
 	if (!name)
 		return NULL;
 	for (c = m->child; c; c = c->next)
-		if (c->name && !strcmp(c->name, name))
+		if (c->name && !c->shadow && !strcmp(c->name, name))
 			return c;
 	return NULL;
+}
+
+struct inofd__mem *inofd__node_src(const struct inofd__mem *m,
+				   const char *name)
+{
+	struct inofd__mem *c;
+
+	if (!name)
+		return NULL;
+	for (c = m->child; c; c = c->next)
+		if (c->xpart && c->name && !strcmp(c->name, name))
+			return c;
+	return inofd__node_child(m, name);
 }
 
 bool inofd__node_below(const struct inofd__mem *a, const struct inofd__mem *m)

@@ -49,8 +49,16 @@ INOFD__HIDDEN struct inofd__mem *inofd__mem_of(const struct inofd__kw *kw,
 INOFD__HIDDEN void inofd__node_link(struct inofd *in, struct inofd__mem *parent,
 				    struct inofd__mem *m);
 INOFD__HIDDEN void inofd__node_unlink(struct inofd *in, struct inofd__mem *m);
+/* m's child called name; never one another rename took the name from
+ * (shadow) */
 INOFD__HIDDEN struct inofd__mem *inofd__node_child(const struct inofd__mem *m,
 						   const char *name);
+/*
+ * The child an IN_MOVED_FROM of name moves: the exchange partner that
+ * holds the name (xpart) if there is one, else inofd__node_child().
+ */
+INOFD__HIDDEN struct inofd__mem *inofd__node_src(const struct inofd__mem *m,
+						 const char *name);
 INOFD__HIDDEN bool inofd__node_below(const struct inofd__mem *a,
 				     const struct inofd__mem *m);
 

@@ -254,8 +254,9 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 			inofd__node_unlink(in, c);
 			inofd__node_link(in, m, c);
 		}
-		if (c->moving) {
-			c->moving = false;	/* found where it is */
+		if (c->moving || c->shadow || c->xpart) {
+			/* found where it is, by identity */
+			c->moving = c->shadow = c->xpart = false;
 			inofd__paths_changed(in);
 		}
 		if (!w->crawl) {

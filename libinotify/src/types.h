@@ -65,8 +65,19 @@
 #define INOFD__TREE_BITS	(IN_CREATE | IN_MOVED_FROM | IN_MOVED_TO | \
 				 IN_MOVE_SELF | IN_DELETE_SELF)
 /* What a root's parent and its ancestors are watched for (to follow the
- * renames of the root and of every directory above it). */
-#define INOFD__PARENT_BITS	(IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
+ * renames of the root and of every directory above it; IN_MOVE_SELF: the
+ * identity of what a rename in the chain moved, see dispatch.c). */
+#define INOFD__PARENT_BITS	(IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF | \
+				 IN_ONLYDIR)
+/*
+ * A private record (never reported, never from the kernel): the fanotify
+ * backend puts it on the moved object's wd right after the two halves of
+ * a rename it made from FAN_RENAME (whose child FID says what moved), as
+ * inotify's IN_MOVE_SELF follows them; fanotify may merge its own
+ * FAN_MOVE_SELF into an earlier event.  dispatch.c tells renames apart by
+ * it (exchanges).
+ */
+#define INOFD__MOVED_ID		0x00100000u
 /* Reported whatever the registration's mask says. */
 #define INOFD__ALWAYS_BITS	(IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED)
 
@@ -183,6 +194,12 @@ struct inofd__mem {
 	bool			paired;		/* moved_to(): source taken */
 	bool			moving;		/* its IN_MOVED_FROM waits for a
 						 * pair: no path until then */
+	/* a rename landed on its name (DESIGN.md, "Exchanges"): */
+	bool			xpart;		/* exchanged: the next
+						 * IN_MOVED_FROM of its name is
+						 * its own */
+	bool			shadow;		/* replaced, or unknown: never
+						 * found by name */
 	/* cached full path (NULL path: pc_null); an entry's path is the
 	 * first pclen bytes of pc, a '/', and the name at pcjoin; pccap
 	 * is pclen + 1 rounded up to 16 or more (the fast path copies
@@ -361,6 +378,20 @@ struct inofd {
 	bool			crawl_due;
 
 	/* dispatch.c */
+	/*
+	 * A rename above a tree's root (or of the root) that names the
+	 * directory of the chain, with that directory's MOVE_SELF not in
+	 * hand yet: did it move it, or the other half of an exchange?  Told
+	 * by the next records, within the pairing timeout (dispatch.c).
+	 */
+	struct inofd__xwait {
+		int		reg;		/* the tree's id; 0: none */
+		int		lvl;		/* the chain's level; -1: root */
+		int		dir_wd;		/* the directory's watch */
+		int		from_wd;	/* its parent's */
+		char		*to;		/* its new name, if it moved */
+		uint64_t	deadline;
+	}			xw;
 	char			*buf;
 	size_t			bufsz;
 	bool			more;		/* the last read stopped early */

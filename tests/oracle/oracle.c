@@ -39,7 +39,7 @@
  *
  * usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SEC] [-n OPS]
  *               [-B auto|kernel|procfd|fanotify|both|all]
- *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v] [-NXLRMC]
+ *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v] [-NXLRMCE]
  *   -s SEED   run one seed;  -c COUNT  run seeds FIRST..FIRST+COUNT-1
  *   -q N      root only: lower fs.inotify.max_queued_events to N for the
  *             instance this test creates (restored right after); use it in
@@ -59,6 +59,9 @@
  *   -R        roots given as /x/./y, /x/../x/y, /x/y/
  *   -M        tmpfs and bind mounts over directories of the tree (ops mount umount)
  *   -C        consumer checks: order of events on a path, sequence numbers
+ *   -E        renameat2(): RENAME_EXCHANGE (directories, files, across
+ *             parents, in and out of the tree, the root and its ancestors
+ *             with a sibling) and RENAME_NOREPLACE (ops xchg norepl)
  *   (ORACLE_FEATURES=NXLRMC in the environment adds the same; see README)
  * Every seed runs even when one fails; the exit status says if any did.
  * Exit: 0 every seed passed, 1 a divergence, 2 usage or setup error.
@@ -84,8 +87,16 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "inofd.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE	(1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE		(1 << 1)
+#endif
 
 /* 0.3 (issue 17): events carry seq, ino and dev; -C checks them */
 #if INOFD_VERSION_MAJOR > 0 || INOFD_VERSION_MINOR >= 3
@@ -282,16 +293,17 @@ static void note(struct run *r, const char *fmt, ...)
 #define F_ROOTF		0x08u	/* -R: roots given as /x/./y, /x/../x/y, /x/y/ */
 #define F_MOUNTS	0x10u	/* -M: bind and tmpfs mounts inside the tree */
 #define F_CONSUMER	0x20u	/* -C: event order and sequence numbers */
+#define F_XCHG		0x40u	/* -E: renameat2() EXCHANGE and NOREPLACE */
 static unsigned int feat;
 
 static const char *featargs(void)
 {
 	static char b[32];
 
-	snprintf(b, sizeof(b), "%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
+	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
 		 feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
 		 feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
-		 feat & F_CONSUMER ? " -C" : "");
+		 feat & F_CONSUMER ? " -C" : "", feat & F_XCHG ? " -E" : "");
 	return b[0] ? b + 1 : b;
 }
 static bool mounts_ok;		/* -M: this process may mount */
@@ -1375,6 +1387,188 @@ static void move(struct run *r, struct node *m, struct node *to,
 }
 
 /*
+ * -E: renameat2(x, y, RENAME_EXCHANGE), applied to the model exactly: one
+ * tick (the exchange is atomic), x takes y's place and name and y takes
+ * x's, whatever they are (files, directories, the root, its ancestors).
+ */
+static void exchange(struct run *r, struct node *x, struct node *y,
+		     const char *why)
+{
+	char a[PATH_MAX], b[PATH_MAX], nx[sizeof(x->name)];
+	struct node *px = x->parent, *py = y->parent;
+
+	rel(x, a, sizeof(a));
+	rel(y, b, sizeof(b));
+	if (syscall(SYS_renameat2, r->basefd, a, r->basefd, b,
+		    RENAME_EXCHANGE))
+		fs_fail(r, "renameat2(RENAME_EXCHANGE)", a);
+	r->tick++;
+	unrecord(r, x);
+	unrecord(r, y);
+	node_unlink(x);
+	node_unlink(y);
+	snprintf(nx, sizeof(nx), "%s", x->name);
+	snprintf(x->name, sizeof(x->name), "%s", y->name);
+	snprintf(y->name, sizeof(y->name), "%s", nx);
+	node_link(py, x);
+	node_link(px, y);
+	note(r, "mv --exchange %s %s   # %s", a, b, why);
+	record(r, x);
+	record(r, y);
+	mark_moved(r, x);
+	mark_moved(r, y);
+}
+
+/* a directory of parent other than keep, else a new one (name 's'...) */
+static struct node *sibling(struct run *r, struct node *parent,
+			    const struct node *keep)
+{
+	char b[PATH_MAX], nm[32];
+	struct node *s = NULL;
+	int i;
+
+	for (i = 0; i < parent->nkid; i++)
+		if (parent->kid[i] != keep && parent->kid[i]->dir &&
+		    parent->kid[i] != r->out && !parent->kid[i]->mnt &&
+		    strcmp(parent->kid[i]->name, "bsrc"))
+			s = parent->kid[i];
+	if (s && rnd(&r->g, 3))
+		return s;
+	fresh(r, 's', nm, sizeof(nm));
+	make_dir(r, parent, nm, &s);
+	rel(s, b, sizeof(b));
+	note(r, "mkdir %s", b);
+	if (rnd(&r->g, 2)) {
+		struct node *k;
+
+		fresh(r, 'd', nm, sizeof(nm));
+		make_dir(r, s, nm, &k);
+		rel(k, b, sizeof(b));
+		note(r, "mkdir %s", b);
+	}
+	return s;
+}
+
+/* x and y may be exchanged: neither holds the other, no mount crossed */
+static bool xchg_ok(const struct run *r, const struct node *x,
+		    const struct node *y)
+{
+	if (!x || !y || x == y || below(x, y) || below(y, x))
+		return false;
+	if (!r->nmnt)
+		return true;
+	return !has_mount(x) && !has_mount(y) &&
+	       mnt_of(x->parent) == mnt_of(y->parent);
+}
+
+static bool xchg_op(struct run *r)
+{
+	struct node *x = NULL, *y = NULL;
+	int ndirs = count(r->root, true);
+	unsigned int k = rnd(&r->g, 20);
+
+	if (k < 7) {			/* directory/directory in the tree */
+		x = pick(r, r->root, true, true);
+		y = pick(r, r->root, true, true);
+		if (!xchg_ok(r, x, y))
+			return false;
+		exchange(r, x, y, x->parent == y->parent ? "directories" :
+			 "directories, across parents");
+	} else if (k < 9) {		/* directory/file in the tree */
+		x = pick(r, r->root, true, true);
+		y = pick(r, r->root, false, false);
+		if (!xchg_ok(r, x, y))
+			return false;
+		if (rnd(&r->g, 2))
+			exchange(r, x, y, "a directory and a file");
+		else
+			exchange(r, y, x, "a file and a directory");
+	} else if (k < 11) {		/* file/file in the tree */
+		x = pick(r, r->root, false, false);
+		y = pick(r, r->root, false, false);
+		if (!xchg_ok(r, x, y))
+			return false;
+		exchange(r, x, y, "files");
+	} else if (k < 15) {		/* the tree and out/ */
+		x = pick(r, r->root, rnd(&r->g, 4) != 0, true);
+		y = pick(r, r->out, rnd(&r->g, 4) != 0, true);
+		if (!xchg_ok(r, x, y) ||
+		    ndirs - count(x, true) + count(y, true) > r->maxdirs ||
+		    count(r->out, true) - count(y, true) + count(x, true) - 1 >
+		    MAXOUT)
+			return false;
+		if (rnd(&r->g, 2))
+			exchange(r, x, y, "in and out of the tree");
+		else
+			exchange(r, y, x, "out of and into the tree");
+	} else if (k < 17) {		/* the root and a sibling */
+		if (r->nmnt)
+			return false;
+		y = sibling(r, r->p, r->root);
+		if (rnd(&r->g, 2))
+			exchange(r, r->root, y, "the root and a sibling");
+		else
+			exchange(r, y, r->root, "a sibling and the root");
+	} else if (k < 19) {		/* the root's parent and a sibling */
+		if (r->nmnt)
+			return false;
+		y = sibling(r, r->a, r->p);
+		exchange(r, r->p, y, "the root's parent and a sibling");
+	} else {			/* its grandparent and a sibling */
+		if (r->nmnt)
+			return false;
+		y = sibling(r, r->top, r->a);
+		exchange(r, y, r->a, "a sibling and the root's grandparent");
+	}
+	return true;
+}
+
+/*
+ * -E: renameat2(m, to/name, RENAME_NOREPLACE): a free name (a move like
+ * any other) or one in use (EEXIST, nothing changes).
+ */
+static bool norepl_op(struct run *r)
+{
+	char a[PATH_MAX], b[PATH_MAX], nm[24];
+	struct node *m, *to, *o;
+	long ret;
+
+	m = pick(r, r->root, rnd(&r->g, 2), true);
+	to = pick(r, r->root, true, false);
+	if (!m || !to || below(to, m) || !mount_ok(r, m, to))
+		return false;
+	o = to->nkid ? to->kid[rnd(&r->g, to->nkid)] : NULL;
+	if (o && o != m && rnd(&r->g, 2)) {
+		rel(m, a, sizeof(a));
+		rel(o, b, sizeof(b));
+		ret = syscall(SYS_renameat2, r->basefd, a, r->basefd, b,
+			      RENAME_NOREPLACE);
+		if (ret == 0 || errno != EEXIST)
+			fs_fail(r, "renameat2(RENAME_NOREPLACE) onto an existing name",
+				a);
+		note(r, "mv --no-clobber %s %s   # EEXIST", a, b);
+		return true;
+	}
+	name_for(r, &r->g, to, m->dir ? 'd' : 'f', nm, sizeof(nm));
+	if (child_named(to, nm))
+		return false;
+	rel(m, a, sizeof(a));
+	r->tick++;
+	unrecord(r, m);
+	node_unlink(m);
+	snprintf(m->name, sizeof(m->name), "%s", nm);
+	node_link(to, m);
+	rel(m, b, sizeof(b));
+	if (syscall(SYS_renameat2, r->basefd, a, r->basefd, b,
+		    RENAME_NOREPLACE))
+		fs_fail(r, "renameat2(RENAME_NOREPLACE)", a);
+	note(r, "mv --no-clobber %s %s", a, b);
+	record(r, m);
+	mark_moved(r, m);
+	return true;
+}
+
+/*
  * -M: a tmpfs, or a bind mount of a fresh empty directory BASE/bsrc/bN,
  * over a directory of the tree (not the root, not inside another mount,
  * no plain watch at or below it).  In the model the directory's entries
@@ -1504,6 +1698,8 @@ enum op {
 	OP_REMK, OP_SWAP, OP_ONTO, OP_MVNEW,
 	/* -M */
 	OP_MOUNT, OP_UMOUNT,
+	/* -E */
+	OP_XCHG, OP_NOREPL,
 	OP_N
 };
 
@@ -1512,6 +1708,7 @@ static const char *const opname[OP_N] = {
 	"mvfile", "mvdir", "mvroot", "mvout", "mvin", "outside", "cleanout",
 	"flood", "plain", "plainrm",
 	"remk", "swap", "onto", "mvnew", "mount", "umount",
+	"xchg", "norepl",
 };
 
 /* -D: operations (and "relroot", "batch", "interleave") left out */
@@ -1926,6 +2123,10 @@ static bool do_op(struct run *r, enum op op)
 		return mount_op(r);
 	case OP_UMOUNT:
 		return umount_op(r, -1);
+	case OP_XCHG:
+		return xchg_op(r);
+	case OP_NOREPL:
+		return norepl_op(r);
 	default:
 		return false;
 	}
@@ -2672,7 +2873,7 @@ static void usage(void)
 	fprintf(stderr, "usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SECONDS] [-n OPS]\n"
 		"              [-B auto|kernel|procfd|fanotify|both|all] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n"
 		"              [-N names reused] [-X exclude/max_depth] [-L limits] [-R root forms]\n"
-		"              [-M mounts] [-C consumer checks]   (tests/oracle/README)\n");
+		"              [-M mounts] [-C consumer checks] [-E renameat2 exchange]   (tests/oracle/README)\n");
 	exit(2);
 }
 
@@ -2685,7 +2886,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMC")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMCE")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -2739,6 +2940,9 @@ int main(int argc, char **argv)
 		case 'C':
 			feat |= F_CONSUMER;
 			break;
+		case 'E':
+			feat |= F_XCHG;
+			break;
 		default:
 			usage();
 		}
@@ -2754,7 +2958,8 @@ int main(int argc, char **argv)
 
 		feat |= (strchr(e, 'N') ? F_NAMES : 0) | (strchr(e, 'X') ? F_XD : 0) |
 			(strchr(e, 'L') ? F_LIMITS : 0) | (strchr(e, 'R') ? F_ROOTF : 0) |
-			(strchr(e, 'M') ? F_MOUNTS : 0) | (strchr(e, 'C') ? F_CONSUMER : 0);
+			(strchr(e, 'M') ? F_MOUNTS : 0) | (strchr(e, 'C') ? F_CONSUMER : 0) |
+			(strchr(e, 'E') ? F_XCHG : 0);
 	}
 	if (feat & F_NAMES) {
 		weight[OP_REMK] = 4;
@@ -2765,6 +2970,10 @@ int main(int argc, char **argv)
 	if (feat & F_MOUNTS) {
 		weight[OP_MOUNT] = 3;
 		weight[OP_UMOUNT] = 2;
+	}
+	if (feat & F_XCHG) {
+		weight[OP_XCHG] = 8;
+		weight[OP_NOREPL] = 3;
 	}
 	for (c = 0; c < OP_N; c++)
 		if (is_disabled(opname[c]))
@@ -2796,11 +3005,12 @@ int main(int argc, char **argv)
 			fails += run_seed(s, 0, "auto", &cf);
 		seeds++;
 	}
-	printf("oracle: %llu seed(s) x %d ops, backend %s%s%s%s%s%s%s: %llu failing run(s)\n",
+	printf("oracle: %llu seed(s) x %d ops, backend %s%s%s%s%s%s%s%s: %llu failing run(s)\n",
 	       seeds, cf.nops, be, feat & F_NAMES ? " -N" : "",
 	       feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
 	       feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
-	       feat & F_CONSUMER ? " -C" : "", fails);
+	       feat & F_CONSUMER ? " -C" : "", feat & F_XCHG ? " -E" : "",
+	       fails);
 	if (unseen_mounts)
 		printf("oracle: %lu run(s) made no more mounts after the library said it has no mount table (-EOPNOTSUPP)\n",
 		       unseen_mounts);

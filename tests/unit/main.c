@@ -16,6 +16,7 @@ TESTS(fanotify)
 TESTS(mounts)
 TESTS(stream)
 TESTS(pool)
+TESTS(exchange)
 
 int main(void)
 {
@@ -34,6 +35,7 @@ int main(void)
 		{ mounts_tests, &mounts_ntests },
 		{ stream_tests, &stream_ntests },
 		{ pool_tests, &pool_ntests },
+		{ exchange_tests, &exchange_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
