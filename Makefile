@@ -123,7 +123,7 @@ help:
 	@echo "                 on 6.12 SERIES=patches/6.12, default patches/6.12 patches/6.12/event-path)"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host,"
-	@echo "                 15 rounds of 128,000 events a reader (~20 s; BENCH_LIB_CPU=N pins it)"
+	@echo "                 11 rounds of 256,000 events a reader (~30 s; BENCH_LIB_CPU=N pins it)"
 	@echo "make bench-lib-cache bench 1d's cache misses per event on a simulated 32 KiB L1d / 256 KiB L2 (valgrind)"
 	@echo "make bench-lib-l2 BENCH_LIB_READ=262144   bench 1d on this host with the read (batch) scaled to its L2,"
 	@echo "                 streamed and parsed at once (scripts/bench-lib-l2.sh)"
@@ -362,22 +362,27 @@ bench-host: build/host/bench_notify
 # against a raw read() loop that builds the same full paths, at depth 0 and
 # 8, in /dev/shm.  The figures are host thread-CPU time (user + system) of
 # this machine's kernel and CPU, not the guest's (make bench BENCH=1d).
-# Each round gives both readers a fresh descriptor / instance, both watching,
-# and BENCH_LIB_NEV events each, queued BENCH_LIB_CHUNK at a time (under the
-# default max_queued_events, 16384: the bench raises the limit only when run
-# as root) and drained by both, alternately first; the figure is the median
-# of BENCH_LIB_ROUNDS rounds' lib / raw (about 25 ms a reader a round here:
-# 0.3-0.4 s a figure; the 16,000 events of one round before 2026-12-05 took
-# 3 ms, too short to be stable).  BENCH_LIB_CPU=N pins it (taskset).  The
-# CPU model and the load average are printed with the figures.
-BENCH_LIB_NEV    ?= 128000
+# Both readers watch at once and get the same events: BENCH_LIB_NEV a
+# round, queued BENCH_LIB_CHUNK at a time (under the default
+# max_queued_events, 16384: the bench raises the limit only when run as
+# root), each chunk drained by both, alternately first.  The figure is the
+# median of BENCH_LIB_ROUNDS rounds' lib / raw, 0.3-0.6 s of draining a
+# reader (the 16,000 events a round before 2026-12-05 took 3 ms).  The
+# readers are kept from round to round (BENCH_LIB_KEEP=1), as a
+# long-running reader is: a fresh instance's first use (its first read's
+# events and paths touch about 300 KiB of new memory) is the first round,
+# whose ratio and page faults are printed apart; BENCH_LIB_KEEP=0 makes
+# fresh readers every round.  BENCH_LIB_CPU=N pins it (taskset).  The CPU
+# model, L2 and load average are printed with the figures.
+BENCH_LIB_NEV    ?= 256000
 BENCH_LIB_CHUNK  ?= 16000
-BENCH_LIB_ROUNDS ?= 15
+BENCH_LIB_ROUNDS ?= 11
+BENCH_LIB_KEEP   ?= 1
 BENCH_LIB_CPU    ?=
 bench-lib-host: build/host/bench_lib
 	@d=$$(mktemp -d /dev/shm/inofd-bench-lib.XXXXXX) && rc=0 && \
 	for depth in 0 8; do \
-		BENCH_LIB_CHUNK=$(BENCH_LIB_CHUNK) $(if $(BENCH_LIB_CPU),taskset -c $(BENCH_LIB_CPU)) \
+		BENCH_LIB_CHUNK=$(BENCH_LIB_CHUNK) BENCH_LIB_KEEP=$(BENCH_LIB_KEEP) $(if $(BENCH_LIB_CPU),taskset -c $(BENCH_LIB_CPU)) \
 		build/host/bench_lib $$d/lib $(BENCH_LIB_NEV) $(BENCH_LIB_ROUNDS) \
 			$$depth | grep -v '^#' || rc=1; \
 		rm -rf $$d/lib; \

@@ -13,18 +13,22 @@
  * instructions an event that were the consumer's, not the iterator's).
  * Times are the thread's CPU time.  Root raises max_queued_events.
  *
- * A round gives each reader a fresh inotify descriptor / libinofd
- * instance, both watching at once, so that every event generated is queued
- * for both; NEV events, queued BENCH_LIB_CHUNK (default NEV: all at once)
- * at a time, each chunk drained by both readers one after the other,
- * which goes first alternating from chunk to chunk.  Each round's lib /
- * raw is printed; the result lines give the median of the rounds' ratios
- * and the ratio of the median times (until 2026-12-05 a round was one
- * reader's 16,000 events then the other's, 3 ms each on the host: too
- * short to be stable, and a fresh instance's first-use page faults were
- * all of the difference on a host where a fault costs 16 us; BENCHMARKS.md
- * 1d).  The CPU model, L2, affinity and load average are printed first
- * and last ("lib host" lines).
+ * Both readers watch at once (a fresh inotify descriptor, a fresh
+ * instance), so that every event generated is queued for both.  A round
+ * is NEV events, queued BENCH_LIB_CHUNK (default NEV: all at once) at a
+ * time, each chunk drained by both readers one after the other, which
+ * goes first alternating from chunk to chunk.  Each round's lib / raw is
+ * printed; the result lines give the median of the rounds' ratios and the
+ * ratio of the median times.  By default the readers are made afresh for
+ * every round; BENCH_LIB_KEEP=1 keeps them from round to round, as a
+ * long-running reader is kept: a fresh instance's first use (the memory
+ * its first read's events touch) is then the first round's, whose ratio
+ * and page faults are printed apart.  Until 2026-12-05 a round was one
+ * reader's 16,000 events then the other's, fresh readers each, 3 ms each
+ * on the host: too short to be stable, and on a host where a page's first
+ * touch costs 10-16 us (BENCHMARKS.md 1d) the instance's first use was
+ * most of the difference.  The CPU model, L2, affinity and load average
+ * are printed first and last ("lib host" lines).
  *
  * BENCH_LIB_READ (bytes, default 65536, the library's INOFD__READ_BUF) is
  * the raw loop's read size: give it the READ_BUF of the library linked in
@@ -59,6 +63,7 @@ static size_t bufsz = 64 * 1024;
 static long nread, nbatch;	/* raw read() calls, lib batches, a round */
 static long warm;		/* events drained before the clock starts */
 static long chunk;		/* events queued at a time (BENCH_LIB_CHUNK) */
+static int keep;		/* the same readers for every round */
 
 static long minflt(void)
 {
@@ -263,36 +268,56 @@ static void one_raw(int ifd, double *t, long *got, long *flt, size_t *names)
 	*flt += minflt() - f;
 }
 
-/*
- * One round: a fresh inotify descriptor for the raw loop and a fresh
- * instance for the library, both watching (the raw loop the directory,
- * the library the tree), so that each generate() queues the same events
- * for both.  NEV events each, queued CHUNK at a time (untimed), each
- * chunk drained by both readers one after the other, which goes first
- * alternating from chunk to chunk, across rounds too (with one chunk a
- * round, from round to round): a burst of other work on the machine falls on both alike.
- * Each reader's time and page faults are its drains' sum.
- */
-static void round_both(const char *dir, long nev, double *traw, double *tlib,
-		       long *graw, long *glib, long *fraw, long *flib)
-{
-	int ifd = sys_init1(IN_NONBLOCK | IN_CLOEXEC);
-	size_t names = 0, paths = 0;
+/* The two readers: the raw loop's descriptor and the library's instance. */
+struct readers {
+	int ifd;
 	struct inofd *in;
-	static long k;		/* chunks so far, all rounds: who goes first */
-	long done, c, f;
-	double i;
+};
 
-	if (ifd < 0 || sys_add(ifd, leaf, IN_MODIFY) < 0)
+/*
+ * A fresh inotify descriptor for the raw loop and a fresh instance for
+ * the library, both watching (the raw loop the directory, the library the
+ * tree), so that each generate() queues the same events for both; with
+ * BENCH_LIB_WARM, each drains that many first, untimed.
+ */
+static void readers_open(struct readers *rd, const char *dir)
+{
+	rd->ifd = sys_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (rd->ifd < 0 || sys_add(rd->ifd, leaf, IN_MODIFY) < 0)
 		die("raw watch");
-	if (inofd_new(&in, NULL) < 0 ||
-	    inofd_watch_tree_at(in, AT_FDCWD, dir, IN_MODIFY, NULL) < 0)
+	if (inofd_new(&rd->in, NULL) < 0 ||
+	    inofd_watch_tree_at(rd->in, AT_FDCWD, dir, IN_MODIFY, NULL) < 0)
 		die("lib watch");
 	if (warm) {
 		generate(leaf, warm);
-		raw_warm(ifd);
-		lib_warm(in);
+		raw_warm(rd->ifd);
+		lib_warm(rd->in);
 	}
+}
+
+static void readers_close(struct readers *rd)
+{
+	close(rd->ifd);
+	inofd_free(rd->in);
+}
+
+/*
+ * One round: NEV events for both readers, queued CHUNK at a time
+ * (untimed), each chunk drained by both one after the other, which goes
+ * first alternating from chunk to chunk, across rounds too (with one chunk
+ * a round, from round to round): a burst of other work on the machine
+ * falls on both alike.  Each reader's time and page faults are its
+ * drains' sum.
+ */
+static void round_both(struct readers *rd, long nev, double *traw,
+		       double *tlib, long *graw, long *glib, long *fraw,
+		       long *flib)
+{
+	static long k;		/* chunks so far, all rounds: who goes first */
+	size_t names = 0, paths = 0;
+	long done, c, f;
+	double i;
+
 	*traw = *tlib = 0;
 	*graw = *glib = *fraw = *flib = 0;
 	nread = nbatch = 0;
@@ -301,17 +326,15 @@ static void round_both(const char *dir, long nev, double *traw, double *tlib,
 		c = nev - done < chunk ? nev - done : chunk;
 		generate(leaf, c);
 		if (k % 2 == 0)
-			one_raw(ifd, traw, graw, fraw, &names);
+			one_raw(rd->ifd, traw, graw, fraw, &names);
 		f = minflt();
 		i = in_read;
-		*tlib += lib_drain(in, glib, &paths);
+		*tlib += lib_drain(rd->in, glib, &paths);
 		inr_lib += in_read - i;
 		*flib += minflt() - f;
 		if (k % 2)
-			one_raw(ifd, traw, graw, fraw, &names);
+			one_raw(rd->ifd, traw, graw, fraw, &names);
 	}
-	close(ifd);
-	inofd_free(in);
 	if (!names)
 		*graw = -1;
 	if (!paths)
@@ -381,10 +404,11 @@ static void print_host(const char *when)
 
 int main(int argc, char **argv)
 {
-	double tr[MAXR], tl[MAXR], ur[MAXR], ul[MAXR], q[MAXR], mr, ml, mq;
+	double tr[MAXR], tl[MAXR], ur[MAXR], ul[MAXR], q[MAXR], mr, ml, mq, q0 = 0;
 	const char *rs = getenv("BENCH_LIB_READ");
-	long nev, gr, gl, rr, rl, fr, fl;
+	long nev, gr, gl, rr, rl, fr, fl, f0 = 0;
 	int rounds, r, depth = 0, d;
+	struct readers rd;
 
 	if (argc != 4 && argc != 5) {
 		fprintf(stderr, "usage: bench_lib DIR NEV ROUNDS [DEPTH]\n");
@@ -401,6 +425,8 @@ int main(int argc, char **argv)
 	rs = getenv("BENCH_LIB_WARM");
 	if (rs && *rs)
 		warm = atol(rs);
+	rs = getenv("BENCH_LIB_KEEP");
+	keep = rs && *rs && atoi(rs);
 	chunk = nev;
 	rs = getenv("BENCH_LIB_CHUNK");
 	if (rs && *rs)
@@ -426,12 +452,20 @@ int main(int argc, char **argv)
 	raise_queue((chunk > warm ? chunk : warm) + 1024);
 	print_host("start");
 	for (r = 0; r < rounds; r++) {
-		round_both(argv[1], nev, &tr[r], &tl[r], &gr, &gl, &fr, &fl);
+		if (!keep || r == 0)
+			readers_open(&rd, argv[1]);
+		round_both(&rd, nev, &tr[r], &tl[r], &gr, &gl, &fr, &fl);
+		if (!keep || r == rounds - 1)
+			readers_close(&rd);
 		rr = nread;
 		rl = nbatch;
 		ur[r] = tr[r] - inr_raw;
 		ul[r] = tl[r] - inr_lib;
 		q[r] = tl[r] / tr[r];
+		if (r == 0) {
+			q0 = q[0];
+			f0 = fl;
+		}
 		printf("#   round %d raw %.3f s (%ld events, %ld reads of %zu, "
 		       "%ld faults)  lib %.3f s (%ld events, %ld batches, "
 		       "%ld faults)  ratio %.3f\n", r + 1, tr[r], gr, rr, bufsz,
@@ -446,10 +480,12 @@ int main(int argc, char **argv)
 	mr = median(tr, rounds);
 	ml = median(tl, rounds);
 	mq = median(q, rounds);
-	printf("lib events=%ld depth=%d rounds=%d chunk=%ld: raw %.1f ns/event, "
-	       "lib %.1f ns/event (medians), lib/raw per round: median %.3f, "
-	       "range %.3f-%.3f\n", nev, depth, rounds, chunk, mr * 1e9 / nev,
-	       ml * 1e9 / nev, mq, q[0], q[rounds - 1]);
+	printf("lib events=%ld depth=%d rounds=%d chunk=%ld readers=%s: raw "
+	       "%.1f ns/event, lib %.1f ns/event (medians), lib/raw per round: "
+	       "median %.3f, range %.3f-%.3f; the first round (fresh readers) "
+	       "%.3f, lib %ld page faults\n", nev, depth, rounds, chunk,
+	       keep ? "kept" : "fresh-each-round", mr * 1e9 / nev,
+	       ml * 1e9 / nev, mq, q[0], q[rounds - 1], q0, f0);
 	printf("lib events=%ld depth=%d raw read()+path %.0f events/s  libinofd "
 	       "iterator %.0f events/s  ratio lib/raw time %.2f\n", nev, depth,
 	       nev / mr, nev / ml, ml / mr);
