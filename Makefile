@@ -123,7 +123,7 @@ help:
 	@echo "                 on 6.12 SERIES=patches/6.12, default patches/6.12 patches/6.12/event-path)"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host,"
-	@echo "                 11 rounds of 256,000 events a reader (~30 s; BENCH_LIB_CPU=N pins it)"
+	@echo "                 11 rounds of 256,000 events a reader (30-45 s; BENCH_LIB_CPU=N pins it)"
 	@echo "make bench-lib-cache bench 1d's cache misses per event on a simulated 32 KiB L1d / 256 KiB L2 (valgrind)"
 	@echo "make bench-lib-l2 BENCH_LIB_READ=262144   bench 1d on this host with the read (batch) scaled to its L2,"
 	@echo "                 streamed and parsed at once (scripts/bench-lib-l2.sh)"
