@@ -122,7 +122,8 @@ help:
 	@echo "SERIES=patches   the kernel with the fd series alone (default: patches patches/event-path;"
 	@echo "                 on 6.12 SERIES=patches/6.12, default patches/6.12 patches/6.12/event-path)"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
-	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host"
+	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host,"
+	@echo "                 11 rounds of 256,000 events a reader (30-45 s; BENCH_LIB_CPU=N pins it)"
 	@echo "make bench-lib-cache bench 1d's cache misses per event on a simulated 32 KiB L1d / 256 KiB L2 (valgrind)"
 	@echo "make bench-lib-l2 BENCH_LIB_READ=262144   bench 1d on this host with the read (batch) scaled to its L2,"
 	@echo "                 streamed and parsed at once (scripts/bench-lib-l2.sh)"
@@ -367,13 +368,27 @@ bench-host: build/host/bench_notify
 # against a raw read() loop that builds the same full paths, at depth 0 and
 # 8, in /dev/shm.  The figures are host thread-CPU time (user + system) of
 # this machine's kernel and CPU, not the guest's (make bench BENCH=1d).
-# BENCH_LIB_NEV stays under the default max_queued_events (16384): the
-# bench raises the limit only when run as root.
-BENCH_LIB_NEV    ?= 16000
-BENCH_LIB_ROUNDS ?= 15
+# Both readers watch at once and get the same events: BENCH_LIB_NEV a
+# round, queued BENCH_LIB_CHUNK at a time (under the default
+# max_queued_events, 16384: the bench raises the limit only when run as
+# root), each chunk drained by both, alternately first.  The figure is the
+# median of BENCH_LIB_ROUNDS rounds' lib / raw, 0.3-0.6 s of draining a
+# reader (the 16,000 events a round before 2026-12-05 took 3 ms).  The
+# readers are kept from round to round (BENCH_LIB_KEEP=1), as a
+# long-running reader is: a fresh instance's first use (its first read's
+# events and paths touch about 300 KiB of new memory) is the first round,
+# whose ratio and page faults are printed apart; BENCH_LIB_KEEP=0 makes
+# fresh readers every round.  BENCH_LIB_CPU=N pins it (taskset).  The CPU
+# model, L2 and load average are printed with the figures.
+BENCH_LIB_NEV    ?= 256000
+BENCH_LIB_CHUNK  ?= 16000
+BENCH_LIB_ROUNDS ?= 11
+BENCH_LIB_KEEP   ?= 1
+BENCH_LIB_CPU    ?=
 bench-lib-host: build/host/bench_lib
 	@d=$$(mktemp -d /dev/shm/inofd-bench-lib.XXXXXX) && rc=0 && \
 	for depth in 0 8; do \
+		BENCH_LIB_CHUNK=$(BENCH_LIB_CHUNK) BENCH_LIB_KEEP=$(BENCH_LIB_KEEP) $(if $(BENCH_LIB_CPU),taskset -c $(BENCH_LIB_CPU)) \
 		build/host/bench_lib $$d/lib $(BENCH_LIB_NEV) $(BENCH_LIB_ROUNDS) \
 			$$depth | grep -v '^#' || rc=1; \
 		rm -rf $$d/lib; \
@@ -382,8 +397,9 @@ bench-lib-host: build/host/bench_lib
 
 # Bench 1d on a simulated small cache (32 KiB L1d, 256 KiB last level):
 # misses per event of the shipped library and of a whole-batch build.
+BENCH_LIB_CACHE_NEV ?= 16000
 bench-lib-cache:
-	@scripts/bench-lib-cache.sh build/host/cache $(BENCH_LIB_NEV)
+	@scripts/bench-lib-cache.sh build/host/cache $(BENCH_LIB_CACHE_NEV)
 
 # Bench 1d on this host with the batch scaled to its L2 (a 64 KiB read's
 # events leave a 256 KiB L2, a 256 KiB read's a 1 MiB one): the shipped

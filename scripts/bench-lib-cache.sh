@@ -10,7 +10,8 @@
 # Two builds of the library from this tree: "shipped" (the defaults) and
 # "whole-batch" (a 64 KiB read parsed at once, as before the streamed
 # iterator).  For each, depth 0 and 8, the misses and instructions per
-# event of the library's reader (bench_lib's lib()) and the raw loop's.
+# event of the library's reader (bench_lib's lib_drain()) and the raw
+# loop's (raw_drain()).
 #
 #   scripts/bench-lib-cache.sh OUTDIR [NEV]
 set -eu
@@ -54,6 +55,6 @@ build whole-batch -DINOFD__READ_BUF=65536 -DINOFD__READ_MIN=16384 \
 echo "# per event, $nev events; simulated 32 KiB L1d, 256 KiB LL (callgrind)"
 for v in shipped whole-batch; do
 	for depth in 0 8; do
-		echo "$v depth $depth: lib $(count "$out/$v/bench_lib" lib "$depth") | raw $(count "$out/$v/bench_lib" 'raw*' "$depth")"
+		echo "$v depth $depth: lib $(count "$out/$v/bench_lib" lib_drain "$depth") | raw $(count "$out/$v/bench_lib" raw_drain "$depth")"
 	done
 done
