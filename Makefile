@@ -93,16 +93,17 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
 	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang \
-	debhelper dpkg-dev lintian gnuplot-nox
+	debhelper dpkg-dev lintian gnuplot-nox \
+	python3-dev python3-pytest python3-watchdog
 
-.PHONY: all help deps need kernel tree initramfs qemu shell check unit bench \
+.PHONY: all help deps need kernel tree initramfs qemu shell check unit bench python python-check \
 	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
 	bench-host bench-lib-host bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check post \
 	distclean FORCE
 
-all: lib examples kernel initramfs
+all: lib examples python kernel initramfs
 
 help:
 	@echo "make deps        install the Debian packages this needs (as root)"
@@ -201,6 +202,13 @@ lib:
 
 examples: lib
 	@$(MAKE) -s -C examples STATIC=1
+
+# The Python binding (python/README): the extension module inofd._inofd
+# with libinofd linked in, built for Debian's /usr/bin/python3 (never the
+# python3 PATH finds first: PYTHON= to override).
+PYTHON ?= /usr/bin/python3
+python: lib
+	@$(MAKE) -s --no-print-directory -C python PYTHON=$(PYTHON)
 
 unit: lib
 	@$(MAKE) -s -C tests/unit check
