@@ -134,6 +134,8 @@ help:
 	@echo "                 (ORACLE_FEATURES=NXLRMC: the oracle's -N -X -L -R -M -C, here and in guest-test)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
+	@echo "make python      the Python binding (python/README); PYTHON=/usr/bin/python3"
+	@echo "make python-check   its pytest suite (API, errors, watchdog observer, stress, leaks, oracle)"
 	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3) and watch-fd; PREFIX=/usr/local DESTDIR="
 	@echo "make uninstall   remove what make install put there (same PREFIX and DESTDIR)"
 	@echo "make install-check   install into a staging DESTDIR, build and run a pkg-config user, uninstall"
@@ -209,6 +211,12 @@ examples: lib
 PYTHON ?= /usr/bin/python3
 python: lib
 	@$(MAKE) -s --no-print-directory -C python PYTHON=$(PYTHON)
+
+# Its tests (python/tests, pytest from Debian's python3-pytest): the API
+# and its errors, the watchdog observer on both host backends, a stress,
+# leak checks over 100,000 events and the oracle's idea through Python.
+python-check: lib
+	@$(MAKE) -s --no-print-directory -C python check PYTHON=$(PYTHON)
 
 unit: lib
 	@$(MAKE) -s -C tests/unit check
@@ -519,7 +527,7 @@ harness-check:
 # lockdep, kmemleak, UBSAN), then the kernel checks and the guest suite on
 # the 6.12 base.  DEBUG=1 runs only the debug guest suite; KERNEL=6.12
 # the host tests and the 6.12 kernel checks only.
-HOST_CHECKS := harness-check unit oracle oracle-fanotify watch-fd-check install-check deb-check fuzz
+HOST_CHECKS := harness-check unit oracle oracle-fanotify watch-fd-check python-check install-check deb-check fuzz
 ifeq ($(DEBUG),1)
 check: need $(HOST_CHECKS) uapi-check checkpatch guest-check
 	@$(MAKE) --no-print-directory sem-table-check

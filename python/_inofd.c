@@ -220,6 +220,8 @@ static int check_open(InstanceObject *self)
 	return 0;
 }
 
+static int conv_uint(PyObject *o, void *p);
+
 static int instance_init(InstanceObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = {"pair_timeout_ms", "coalesce_ms", "queue_max",
@@ -233,8 +235,9 @@ static int instance_init(InstanceObject *self, PyObject *args, PyObject *kw)
 		PyErr_SetString(PyExc_TypeError, "Instance.__init__ called twice");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|IIIOp:Instance", kwlist,
-					 &pair, &coal, &qmax, &backend, &raw))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|O&O&O&Op:Instance", kwlist,
+					 conv_uint, &pair, conv_uint, &coal,
+					 conv_uint, &qmax, &backend, &raw))
 		return -1;
 	INOFD_OPTS(o, .pair_timeout_ms = pair, .coalesce_ms = coal,
 		   .queue_max = qmax);
@@ -347,6 +350,28 @@ static int conv_mask(PyObject *o, void *p)
 	}
 	v = (unsigned long long)s;
 	*(uint32_t *)p = (uint32_t)v;
+	return 1;
+}
+
+/* an int in 0..UINT_MAX (PyArg's "I" would wrap a negative one) */
+static int conv_uint(PyObject *o, void *p)
+{
+	long long s;
+	int overflow;
+
+	if (!PyLong_Check(o)) {
+		PyErr_Format(PyExc_TypeError, "expected an int, not %.100s",
+			     Py_TYPE(o)->tp_name);
+		return 0;
+	}
+	s = PyLong_AsLongLongAndOverflow(o, &overflow);
+	if (s == -1 && PyErr_Occurred())
+		return 0;
+	if (overflow || s < 0 || s > UINT_MAX) {
+		PyErr_SetString(PyExc_ValueError, "value out of range (0 .. 2**32-1)");
+		return 0;
+	}
+	*(unsigned int *)p = (unsigned int)s;
 	return 1;
 }
 
@@ -520,9 +545,9 @@ static PyObject *instance_watch_tree(InstanceObject *self, PyObject *args, PyObj
 	int dirfd = AT_FDCWD, wd;
 	Py_ssize_t n = 0, i;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|OIO&O&O:watch_tree", kwlist,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|OO&O&O&O:watch_tree", kwlist,
 					 PyUnicode_FSConverter, &path,
-					 conv_mask, &mask, &exclude, &max_depth,
+					 conv_mask, &mask, &exclude, conv_uint, &max_depth,
 					 conv_flags, &flags, conv_dirfd, &dirfd, &data))
 		return NULL;
 	if (exclude && exclude != Py_None) {

@@ -25,7 +25,8 @@ renamed in a recursive watch), with what libinofd guarantees:
   an inofd RESCAN.  watchdog has no such event; the observer maps it as
   rescan= says:
 
-  "modified" (default): one DirModifiedEvent, is_synthetic True, on the
+  "modified" (default): one RescanEvent (a DirModifiedEvent subclass,
+      is_synthetic True, handed to on_modified), on the
       watch's root (or, for a RESCAN of one subtree after a mount or
       umount inside the tree, on that directory): "something below here
       changed and the events were lost; look again".  Costs nothing
@@ -33,7 +34,7 @@ renamed in a recursive watch), with what libinofd guarantees:
   "snapshot": the emitter keeps a watchdog DirectorySnapshot of the watch
       (taken when it starts and after each RESCAN) and on a RESCAN queues
       the events of DirectorySnapshotDiff(old, new), as watchdog's
-      PollingObserver does, then the DirModifiedEvent above.  The old
+      PollingObserver does, then the RescanEvent above.  The old
       snapshot is the one of the last RESCAN, so changes already reported
       since may be reported again (at least once, never zero times).  It
       costs a walk and a stat of every entry at start and per RESCAN, and
@@ -69,7 +70,7 @@ from watchdog.utils.dirsnapshot import DirectorySnapshot, DirectorySnapshotDiff
 
 import inofd
 
-__all__ = ["InofdObserver", "InofdEmitter", "WATCH_MASK"]
+__all__ = ["InofdObserver", "InofdEmitter", "RescanEvent", "WATCH_MASK"]
 
 log = logging.getLogger("inofd.watchdog")
 
@@ -81,6 +82,20 @@ WATCH_MASK = (inofd.IN_CREATE | inofd.IN_DELETE | inofd.IN_MODIFY |
 RESCAN_MODES = ("modified", "snapshot")
 
 
+class RescanEvent(DirModifiedEvent):
+    """The DirModifiedEvent a RESCAN becomes: events below src_path were
+    lost, look again.  A DirModifiedEvent (handlers get it in
+    on_modified) with is_synthetic True; its own class and key, so that
+    watchdog's queue, which drops an event equal to the one before it,
+    never takes it for the plain DirModifiedEvent of the same directory."""
+
+    is_synthetic = True
+
+    @property
+    def key(self):
+        return (self.event_type, self.src_path, self.is_directory, "rescan")
+
+
 def _synthetic(ev):
     ev.is_synthetic = True
     return ev
@@ -90,8 +105,10 @@ class InofdEmitter(EventEmitter):
     """One scheduled watch: one inofd.Instance, read in this thread."""
 
     def __init__(self, event_queue, watch, timeout=DEFAULT_EMITTER_TIMEOUT,
-                 backend=None, rescan="modified", full_events=False):
+                 backend=None, rescan="modified", full_events=False,
+                 instance_options=None):
         super().__init__(event_queue, watch, timeout)
+        self._options = dict(instance_options or {})
         if rescan not in RESCAN_MODES:
             raise ValueError("rescan=%r: not one of %r" % (rescan, RESCAN_MODES))
         self._backend = backend
@@ -106,7 +123,7 @@ class InofdEmitter(EventEmitter):
 
     # -- life
     def on_thread_start(self):
-        ino = inofd.Instance(backend=self._backend)
+        ino = inofd.Instance(backend=self._backend, **self._options)
         try:
             path = os.fsencode(self.watch.path)
             if self.watch.is_recursive:
@@ -222,21 +239,27 @@ class InofdEmitter(EventEmitter):
             if not ev.flags & inofd.EVF_MEMBER and ev.wd == self._wd:
                 self.stop()           # the watch is gone (root deleted)
             return
-        if m & (inofd.IN_ATTRIB | inofd.IN_MODIFY):
-            q((DirModifiedEvent if isdir else FileModifiedEvent)(p))
-        elif m & inofd.IN_DELETE:
-            q((DirDeletedEvent if isdir else FileDeletedEvent)(p))
-            q(DirModifiedEvent(os.path.dirname(p)))
-        elif m & inofd.IN_CREATE:
+        # One inofd event may carry several bits (the fanotify backend
+        # merges events on one object): each gives its watchdog event, in
+        # the order they can happen.
+        parent = None
+        if m & inofd.IN_CREATE:
             e = (DirCreatedEvent if isdir else FileCreatedEvent)(p)
             if ev.flags & inofd.EVF_SYNTHETIC:
                 e.is_synthetic = True
             q(e)
-            q(DirModifiedEvent(os.path.dirname(p)))
-        elif m & inofd.IN_CLOSE_WRITE and not isdir:
+            parent = os.path.dirname(p)
+        if m & (inofd.IN_ATTRIB | inofd.IN_MODIFY):
+            q((DirModifiedEvent if isdir else FileModifiedEvent)(p))
+        if m & inofd.IN_CLOSE_WRITE and not isdir:
             q(FileClosedEvent(p))
-            q(DirModifiedEvent(os.path.dirname(p)))
-        elif m & inofd.IN_DELETE_SELF and p == self._root:
+            parent = os.path.dirname(p)
+        if m & inofd.IN_DELETE:
+            q((DirDeletedEvent if isdir else FileDeletedEvent)(p))
+            parent = os.path.dirname(p)
+        if parent is not None:
+            q(DirModifiedEvent(parent))
+        if m & inofd.IN_DELETE_SELF and p == self._root:
             q((DirDeletedEvent if isdir or self.watch.is_recursive
                else FileDeletedEvent)(p))
             self.stop()
@@ -271,21 +294,26 @@ class InofdEmitter(EventEmitter):
                 q(_synthetic(DirCreatedEvent(p)))
             for s, d in diff.dirs_moved:
                 q(_synthetic(DirMovedEvent(s, d)))
-        self.queue_event(_synthetic(DirModifiedEvent(where)))
+        self.queue_event(RescanEvent(where))
 
 
 class InofdObserver(BaseObserver):
     """A watchdog observer on libinofd (see the module's docstring).
 
     InofdObserver(timeout=1, generate_full_events=False, backend=None,
-                  rescan="modified")
+                  rescan="modified", instance_options=None)
+
+    instance_options: more keyword arguments for each emitter's
+    inofd.Instance (pair_timeout_ms, queue_max, ...).
     """
 
     def __init__(self, timeout=DEFAULT_OBSERVER_TIMEOUT,
-                 generate_full_events=False, backend=None, rescan="modified"):
+                 generate_full_events=False, backend=None, rescan="modified",
+                 instance_options=None):
         if rescan not in RESCAN_MODES:
             raise ValueError("rescan=%r: not one of %r" % (rescan, RESCAN_MODES))
         emitter = functools.partial(InofdEmitter, backend=backend,
                                     rescan=rescan,
-                                    full_events=generate_full_events)
+                                    full_events=generate_full_events,
+                                    instance_options=instance_options)
         super().__init__(emitter_class=emitter, timeout=timeout)
