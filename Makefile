@@ -136,7 +136,8 @@ help:
 	@echo "make unit        host unit tests only"
 	@echo "make python      the Python binding (python/README); PYTHON=/usr/bin/python3"
 	@echo "make python-check   its pytest suite (API, errors, watchdog observer, stress, leaks, oracle)"
-	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3) and watch-fd; PREFIX=/usr/local DESTDIR="
+	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3), watch-fd and the Python package"
+	@echo "                 (PREFIX=/usr: /usr/lib/python3/dist-packages); PREFIX=/usr/local DESTDIR="
 	@echo "make uninstall   remove what make install put there (same PREFIX and DESTDIR)"
 	@echo "make install-check   install into a staging DESTDIR, build and run a pkg-config user, uninstall"
 	@echo "make deb         Debian packages libinofd0, libinofd-dev, inofd-tools into build/deb/, then lintian"
@@ -553,16 +554,18 @@ series-check: $(BZIMAGE)
 # DESTDIR reach the sub-makes from the command line or the environment.
 # A relative DESTDIR is taken from here.  The installed watch-fd uses the
 # shared library (examples/shared/); the guest keeps its static build.
-install: lib
+install: lib python
 	@$(MAKE) --no-print-directory -C libinotify install DESTDIR=$(abspath $(DESTDIR))
 	@$(MAKE) --no-print-directory -C examples install DESTDIR=$(abspath $(DESTDIR))
+	@$(MAKE) --no-print-directory -C python install PYTHON=$(PYTHON) DESTDIR=$(abspath $(DESTDIR))
 
 uninstall:
+	@$(MAKE) --no-print-directory -C python uninstall PYTHON=$(PYTHON) DESTDIR=$(abspath $(DESTDIR))
 	@$(MAKE) --no-print-directory -C examples uninstall DESTDIR=$(abspath $(DESTDIR))
 	@$(MAKE) --no-print-directory -C libinotify uninstall DESTDIR=$(abspath $(DESTDIR))
 
-install-check: lib
-	@scripts/install-check.sh $(B)/install-check
+install-check: lib python
+	@PYTHON=$(PYTHON) scripts/install-check.sh $(B)/install-check
 
 # dpkg-buildpackage on a copy of the tree (build/deb/src, without what
 # .gitignore lists), so the working tree's own build is left alone; the

@@ -25,7 +25,7 @@ from . import _inofd
 from ._inofd import *  # noqa: F401,F403  Instance, Event, IN_*, EV_*, EVF_*, ...
 from ._inofd import Instance, Event, strerror, library_version  # noqa: F401
 
-__all__ = ["Instance", "Event", "EventType", "Backend", "strerror",
+__all__ = ["Instance", "Event", "EventType", "Backend", "strerror", "mask_names",
            "library_version", "event_str"] + \
     [n for n in dir(_inofd) if n.isupper()]
 

@@ -96,7 +96,10 @@ def test_modify_and_attrib(h):
     os.chmod(h.p("a"), 0o600)
     got = h.events()
     subsequence([FileModifiedEvent(h.p("a")), FileClosedEvent(h.p("a"))], got)
-    assert sum(isinstance(e, FileModifiedEvent) for e in got) >= 2   # write + chmod
+    # write + chmod: two on inotify; fanotify may merge them into one
+    # event of both bits (README, Backends), one FileModifiedEvent
+    n = sum(isinstance(e, FileModifiedEvent) for e in got)
+    assert n >= (2 if h.backend == "procfd" else 1)
 
 
 def test_delete(h):
