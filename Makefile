@@ -94,7 +94,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
 	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang \
 	debhelper dpkg-dev lintian gnuplot-nox \
-	python3-dev python3-pytest python3-watchdog
+	python3-dev python3-pytest python3-watchdog dh-python
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench python python-check \
 	guest-check guest-test uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
@@ -141,7 +141,7 @@ help:
 	@echo "                 (PREFIX=/usr: /usr/lib/python3/dist-packages); PREFIX=/usr/local DESTDIR="
 	@echo "make uninstall   remove what make install put there (same PREFIX and DESTDIR)"
 	@echo "make install-check   install into a staging DESTDIR, build and run a pkg-config user, uninstall"
-	@echo "make deb         Debian packages libinofd0, libinofd-dev, inofd-tools into build/deb/, then lintian"
+	@echo "make deb         Debian packages libinofd0, libinofd-dev, inofd-tools, python3-inofd into build/deb/, then lintian"
 	@echo "make watch-fd-check   watch-fd's options and messages on the host"
 	@echo "make fuzz        libFuzzer on the library's event parsing (FUZZ_TIME=60 s)"
 	@echo "make kernel      patched bzImage only"

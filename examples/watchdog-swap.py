@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A small watchdog program.  One line picks the observer: watchdog's own
 (inotify) or libinofd's (inofd.watchdog, python/).  Nothing else changes.
 
