@@ -15,6 +15,7 @@ prefix=/opt/inofd		# not the default: proves PREFIX is honoured
 stage=$work/stage
 root=$stage$prefix
 CC=${CC:-cc}
+PYTHON=${PYTHON:-/usr/bin/python3}
 
 die() { echo "install-check: $*" >&2; exit 1; }
 
@@ -36,6 +37,11 @@ version=$(make -s --no-print-directory -C libinotify version)
 	echo "f lib/pkgconfig/libinofd.pc"
 	[ ! -f man/man1/watch-fd.1 ] || echo "f share/man/man1/watch-fd.1"
 	for m in libinotify/man/man3/*.3; do echo "f share/man/man3/${m##*/}"; done
+	# the Python package: PREFIX/lib/python3/dist-packages off /usr, /usr/local
+	for p in __init__.py asyncio.py watchdog.py \
+		"_inofd$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"; do
+		echo "f lib/python3/dist-packages/inofd/$p"
+	done
 } | sort >"$work/expected"
 (cd "$root" && find . -type l -printf 'l %P -> %l\n' && find . ! -type d ! -type l -printf '%y %P\n') |
 	sort >"$work/installed"
@@ -94,10 +100,24 @@ done
 wait $pid || die "watch-fd exited $? (output: $(cat "$work/watch-fd.out"))"
 grep -q 'new\.' "$work/watch-fd.out" || die "watch-fd printed no event: $(cat "$work/watch-fd.out")"
 
+# The Python package imports from the stage alone (PYTHONPATH; the
+# module has libinofd linked in) and sees an event.
+pysite=$root/lib/python3/dist-packages
+out=$(cd / && PYTHONPATH=$pysite PYTHONDONTWRITEBYTECODE=1 "$PYTHON" -c '
+import os, sys, inofd, inofd.asyncio, inofd.watchdog
+assert inofd.__file__.startswith(sys.argv[1]), inofd.__file__
+with inofd.Instance() as ino:
+    ino.watch_path(sys.argv[2], inofd.IN_CREATE)
+    open(os.path.join(sys.argv[2], "py"), "w").close()
+    print("python:", [e.fsname for e in ino.read(5)])
+' "$pysite" "$work/watched" 2>&1) || die "python3 -c 'import inofd' from the stage failed: $out"
+grep -qx "python: \['py'\]" <<<"$out" || die "the staged Python package saw no IN_CREATE: $out"
+
 make --no-print-directory uninstall DESTDIR="$stage" PREFIX="$prefix" >>"$work/install.log" 2>&1 ||
 	{ cat "$work/install.log" >&2; die "make uninstall failed"; }
 left=$(cd "$stage" && find . ! -type d)
 [ -z "$left" ] || die "make uninstall left: $left"
 
 echo "install-check: $(wc -l <"$work/expected") files installed under DESTDIR$prefix, a pkg-config" \
-	"build (shared and static) saw its event, watch-fd ran, uninstall left nothing"
+	"build (shared and static) saw its event, watch-fd ran, Python imported inofd from the stage,"\
+	"uninstall left nothing"

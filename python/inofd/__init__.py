@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""inofd: inotify watches by file descriptor (libinofd) for Python.
+
+    import inofd
+    with inofd.Instance() as ino:
+        ino.watch_tree("src", inofd.IN_CREATE | inofd.IN_DELETE | inofd.IN_MOVE,
+                       exclude=[".git"])
+        for ev in ino:                  # blocks; ev is an inofd.Event
+            print(inofd.EventType(ev.type).name, ev.fspath)
+
+Instance and Event come from the C part (inofd._inofd); every field of
+struct inofd_event is an attribute of Event, names and paths as bytes
+(fsname, fspath, fsfrom_name, fsfrom_path: the same as str, through
+os.fsdecode).  Errors of the library are OSError with its errno (and the
+path, for the calls that take one); misuse from Python is TypeError or
+ValueError; any use of a closed Instance is ValueError.
+
+See python/README and man 3 libinofd for the semantics (rename pairing,
+recursive watches, RESCAN after a loss).
+"""
+import enum as _enum
+import os as _os
+
+from . import _inofd
+from ._inofd import *  # noqa: F401,F403  Instance, Event, IN_*, EV_*, EVF_*, ...
+from ._inofd import Instance, Event, strerror, library_version  # noqa: F401
+
+__all__ = ["Instance", "Event", "EventType", "Backend", "strerror", "mask_names",
+           "library_version", "event_str"] + \
+    [n for n in dir(_inofd) if n.isupper()]
+
+
+class EventType(_enum.IntEnum):
+    """Event.type (enum inofd_event_type); compares equal to the EV_* ints."""
+    INOTIFY = _inofd.EV_INOTIFY
+    RENAME = _inofd.EV_RENAME
+    MOVE_OUT = _inofd.EV_MOVE_OUT
+    MOVE_IN = _inofd.EV_MOVE_IN
+    RESCAN = _inofd.EV_RESCAN
+    CHANGED = _inofd.EV_CHANGED
+    ERROR = _inofd.EV_ERROR
+
+
+class Backend(_enum.IntEnum):
+    """Instance.backend (enum inofd_backend)."""
+    KERNEL = _inofd.BACKEND_KERNEL
+    PROCFD = _inofd.BACKEND_PROCFD
+    FANOTIFY = _inofd.BACKEND_FANOTIFY
+
+
+_MASK_NAMES = [(getattr(_inofd, n), n) for n in (
+    "IN_ACCESS", "IN_MODIFY", "IN_ATTRIB", "IN_CLOSE_WRITE",
+    "IN_CLOSE_NOWRITE", "IN_OPEN", "IN_MOVED_FROM", "IN_MOVED_TO",
+    "IN_CREATE", "IN_DELETE", "IN_DELETE_SELF", "IN_MOVE_SELF",
+    "IN_UNMOUNT", "IN_Q_OVERFLOW", "IN_IGNORED", "IN_ISDIR")]
+
+
+def mask_names(mask):
+    """The IN_* names of the bits of mask, joined with '|'."""
+    return "|".join(n for b, n in _MASK_NAMES if mask & b) or "0"
+
+
+def event_str(ev):
+    """One line for an event, as watch-fd would say it (for logs)."""
+    s = "%s %s %s" % (EventType(ev.type).name, mask_names(ev.mask),
+                      ev.fspath if ev.path is not None else "-")
+    if ev.from_path is not None:
+        s += " <- " + ev.fsfrom_path
+    if ev.error:
+        s += " (%s)" % strerror(ev.error)
+    return s

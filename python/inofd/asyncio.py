@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""inofd.asyncio: events of an inofd.Instance on the running event loop.
+
+    import asyncio, inofd, inofd.asyncio
+
+    async def main():
+        with inofd.Instance() as ino:
+            ino.watch_tree("src", inofd.IN_CREATE | inofd.IN_MOVE)
+            async for ev in inofd.asyncio.events(ino):
+                print(ev.fspath)
+
+The loop waits on ino.fileno() with loop.add_reader (never in a thread)
+and wakes at inofd_timeout() as well, so a rename half waiting for its
+pair becomes an EV_MOVE_OUT on time even when nothing else happens.
+"""
+import asyncio as _asyncio
+
+__all__ = ["events", "Events"]
+
+
+class Events:
+    """Async iterator over the events of an Instance (one consumer).
+
+    Each __anext__ returns one Event; iteration ends when the instance is
+    closed.  The instance is read with read(timeout=0) only, so the loop
+    never blocks.
+    """
+
+    def __init__(self, instance):
+        self._ino = instance
+        self._ready = []
+        self._pos = 0
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        if self._pos < len(self._ready):
+            ev = self._ready[self._pos]
+            self._pos += 1
+            return ev
+        loop = _asyncio.get_running_loop()
+        while True:
+            if self._ino.closed:
+                raise StopAsyncIteration
+            batch = self._ino.read(timeout=0)
+            if batch:
+                self._ready, self._pos = batch, 1
+                return batch[0]
+            t = self._ino.timeout()
+            if t == 0:
+                continue
+            fut = loop.create_future()
+            fd = self._ino.fileno()
+
+            def wake():
+                if not fut.done():
+                    fut.set_result(None)
+
+            loop.add_reader(fd, wake)
+            handle = loop.call_later(t / 1000.0, wake) if t > 0 else None
+            try:
+                await fut
+            finally:
+                loop.remove_reader(fd)
+                if handle is not None:
+                    handle.cancel()
+
+
+def events(instance):
+    """An async iterator over instance's events on the running loop."""
+    return Events(instance)
