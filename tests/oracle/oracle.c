@@ -62,6 +62,9 @@
  *   -E        renameat2(): RENAME_EXCHANGE (directories, files, across
  *             parents, in and out of the tree, the root and its ancestors
  *             with a sibling) and RENAME_NOREPLACE (ops xchg norepl)
+ *   -W        concurrent writers: other processes making, writing, renaming
+ *             and deleting files in directories of their own, in and out of
+ *             the tree, while those directories are renamed (op mvw)
  *   (ORACLE_FEATURES=NXLRMC in the environment adds the same; see README)
  * Every seed runs even when one fails; the exit status says if any did.
  * Exit: 0 every seed passed, 1 a divergence, 2 usage or setup error.
@@ -84,10 +87,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "inofd.h"
 
@@ -115,6 +120,9 @@
 #define MAXREGS		64	/* registrations per seed */
 #define DRAIN_SECONDS	10	/* a drain that does not settle diverges */
 #define MAXMNT		2	/* -M: mounts active at once */
+#define MAXWR		2	/* -W: writer processes */
+#define WMAX		160	/* -W: files a writer makes per step, at most */
+#define WMIN		48	/* ... and at least */
 
 /* ------------------------------------------------------------ PRNG */
 
@@ -169,6 +177,9 @@ struct node {
 				   * (a ring: a mount's root stays valid for
 				   * the events read after its umount) */
 	int mnt;		/* a mount point: that mount's number, else 0 */
+	int wdir;		/* -W: a writer's directory: its index + 1 */
+	unsigned long made;	/* -W: the step it was made in (or came
+				 * into the tree in); 0: before the first */
 };
 
 /* one stretch of time during which an object held a path */
@@ -281,6 +292,25 @@ struct run {
 	int lim_mode;		/* -L: 1 watches, 2 descriptors, 3 both */
 	unsigned long excused;	/* -L: probes missing after a limit error */
 	struct rlimit old_nofile;
+
+	/* -W: writers, other processes, each in a directory of the tree */
+	struct writer {
+		struct node *dir;	/* its directory (the model's) */
+		int xfd;		/* BASE/wxK: outside everything */
+		pid_t pid;		/* running, or 0 */
+		int stop;		/* closed: stop */
+		int back;		/* it says it started, then what it did */
+		unsigned long step;	/* in its names: x<k>_<step>_<i> */
+		bool strict;		/* watched by the tree all along */
+		bool ran;		/* its step's files are to be counted */
+		int nfiles;
+		char kind[WMAX];	/* 'x', 'y' or 'z', per file */
+		unsigned char cnt[WMAX][5];	/* events seen (W_*) */
+	} wr[MAXWR];
+	int nwr;
+	unsigned long wstep;
+	int w_rescans;		/* rescans when the writers started */
+	unsigned long wfiles, wstrict;	/* files counted, strict steps */
 };
 
 static void note(struct run *r, const char *fmt, ...)
@@ -294,16 +324,18 @@ static void note(struct run *r, const char *fmt, ...)
 #define F_MOUNTS	0x10u	/* -M: bind and tmpfs mounts inside the tree */
 #define F_CONSUMER	0x20u	/* -C: event order and sequence numbers */
 #define F_XCHG		0x40u	/* -E: renameat2() EXCHANGE and NOREPLACE */
+#define F_WRITER	0x80u	/* -W: concurrent writers (other processes) */
 static unsigned int feat;
 
 static const char *featargs(void)
 {
 	static char b[32];
 
-	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
+	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
 		 feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
 		 feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
-		 feat & F_CONSUMER ? " -C" : "", feat & F_XCHG ? " -E" : "");
+		 feat & F_CONSUMER ? " -C" : "", feat & F_XCHG ? " -E" : "",
+		 feat & F_WRITER ? " -W" : "");
 	return b[0] ? b + 1 : b;
 }
 static bool mounts_ok;		/* -M: this process may mount */
@@ -733,6 +765,19 @@ static bool has_mount(const struct node *n)
 	return false;
 }
 
+/* -W: a writer works at or below n: it is not removed nor mounted over */
+static bool has_writer(const struct node *n)
+{
+	int i;
+
+	if (n->wdir)
+		return true;
+	for (i = 0; i < n->nkid; i++)
+		if (has_writer(n->kid[i]))
+			return true;
+	return false;
+}
+
 /* m may be renamed into directory to: no EXDEV, no EBUSY */
 static bool mount_ok(const struct run *r, const struct node *m,
 		     const struct node *to)
@@ -1042,6 +1087,135 @@ static void ino_check(struct run *r, const struct inofd_event *ev,
 }
 #endif
 
+/*
+ * -W: the writers' files.  Names: x<k>_<step>_<i> (made, written and closed
+ * in the writer's directory W, then renamed to x...r there, deleted, or
+ * kept and deleted when the writer stops), y... (made in W, then moved out
+ * to BASE/wx<k>), z... (made in BASE/wx<k>, moved into W, deleted there),
+ * q... (made and deleted in BASE/wx<k>: never reported).  The model does
+ * not know them; their events are checked here.
+ */
+enum { W_CLOSE, W_DEL, W_OUT, W_IN, W_SPLIT };
+
+static bool wname(const char *name, char *c, int *k, unsigned long *st,
+		  int *i)
+{
+	int n = -1;
+
+	if (!name || !strchr("xyzq", name[0]) ||
+	    sscanf(name + 1, "%d_%lu_%d%n", k, st, i, &n) != 3 || n < 0)
+		return false;
+	*c = name[0];
+	n++;
+	return !name[n] || !strcmp(name + n, ".r");
+}
+
+/*
+ * A writer's file's path: it ends in its name, and its directory is a path
+ * that named the writer's directory since the last quiescent point.  Which
+ * of those is legitimately ambiguous: the writer's events and the renames
+ * of its directory race (the kernel orders them, this test cannot).
+ */
+static void writer_path(struct run *r, const struct inofd_event *ev,
+			const char *path, const char *name, struct reg *g,
+			const char *what)
+{
+	char dp[PATH_MAX], d[PATH_MAX * 3];
+	unsigned long st;
+	struct hent *h;
+	size_t pl, nl;
+	int k, i, j;
+	char c;
+
+	if (!path)
+		return;
+	pl = strlen(path);
+	nl = strlen(name);
+	if (pl <= nl || strcmp(path + pl - nl, name) ||
+	    path[pl - nl - 1] != '/' || pl - nl - 1 >= sizeof(dp)) {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[path-name] %s does not end in its name: %s", what,
+			d);
+		return;
+	}
+	if (g && !g->tree && g->moved)
+		return;
+	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH) &&
+	    stale_ok(r)) {
+		r->stale_flagged++;
+		return;
+	}
+	memcpy(dp, path, pl - nl - 1);
+	dp[pl - nl - 1] = 0;
+	if (wname(name, &c, &k, &st, &i) && k >= 0 && k < r->nwr &&
+	    c != 'q' && (h = hist_find(r, dp, false)))
+		for (j = 0; j < h->n; j++)
+			if (h->v[j].obj == r->wr[k].dir->id &&
+			    h->v[j].e >= r->qtick)
+				return;
+	describe(r, ev, d, sizeof(d));
+	diverge(r, "[writer-path] %s of a writer's file is not in a path its directory had since the last quiescent point: %s",
+		what, d);
+}
+
+/* True if ev is about a writer's file (checked and counted here). */
+static bool writer_event(struct run *r, const struct inofd_event *ev,
+			 struct reg *g)
+{
+	const char *fn = ev->type == INOFD_EV_RENAME ? ev->from_name : NULL;
+	char c, d[PATH_MAX * 3];
+	unsigned long st;
+	struct writer *w;
+	int k, i;
+
+	if (!(feat & F_WRITER) || !((ev->name && wname(ev->name, &c, &k, &st,
+						       &i)) ||
+				    (fn && wname(fn, &c, &k, &st, &i))))
+		return false;
+	writer_path(r, ev, ev->path, ev->name ? ev->name : "", g, "path");
+	if (fn)
+		writer_path(r, ev, ev->from_path, fn, reg_of(r, ev->from_data),
+			    "from_path");
+#ifdef ORACLE_HAVE_INO
+	if (feat & F_CONSUMER)
+		ino_check(r, ev, ev->path, ev->name, g);
+#endif
+	if (r->failed || !g->tree || (ev->flags & INOFD_EVF_SYNTHETIC))
+		return true;
+	if (!ev->name || !wname(ev->name, &c, &k, &st, &i) || k < 0 ||
+	    k >= r->nwr || r->wr[k].step != st || !r->wr[k].ran ||
+	    i < 0 || i >= WMAX || c == 'q') {
+		describe(r, ev, d, sizeof(d));
+		diverge(r, "[writer-extra] an event of no writer's file of this step: %s",
+			d);
+		return true;
+	}
+	w = &r->wr[k];
+	switch (ev->type) {
+	case INOFD_EV_INOTIFY:
+		if (ev->mask & IN_CLOSE_WRITE)
+			w->cnt[i][W_CLOSE]++;
+		if (ev->mask & IN_DELETE)
+			w->cnt[i][W_DEL]++;
+		break;
+	case INOFD_EV_MOVE_OUT:
+		w->cnt[i][c == 'y' ? W_OUT : W_SPLIT]++;
+		break;
+	case INOFD_EV_MOVE_IN:
+		w->cnt[i][c == 'z' ? W_IN : W_SPLIT]++;
+		break;
+	case INOFD_EV_RENAME:
+		/* only x -> x.r renames stay in W */
+		if (c != 'x' || !fn || ev->name[strlen(ev->name) - 1] != 'r') {
+			describe(r, ev, d, sizeof(d));
+			diverge(r, "[writer-rename] a rename the writer did not do: %s",
+				d);
+		}
+		break;
+	}
+	return true;
+}
+
 static void probe_event(struct run *r, const struct inofd_event *ev)
 {
 	unsigned long k;
@@ -1171,6 +1345,8 @@ static void event(struct run *r, const struct inofd_event *ev)
 			bits & ~r->mask, r->mask, d);
 		return;
 	}
+	if (writer_event(r, ev, g))
+		return;
 	check_path(r, ev, ev->path, ev->name, g, "path");
 	if (ev->type == INOFD_EV_RENAME)
 		check_path(r, ev, ev->from_path, ev->from_name,
@@ -1296,6 +1472,7 @@ static void make_dir(struct run *r, struct node *parent, const char *name,
 	char b[PATH_MAX];
 	struct node *n = node_new(r, parent, name, true);
 
+	n->made = r->wstep;
 	rel(n, b, sizeof(b));
 	if (mkdirat(r->basefd, b, 0755))
 		fs_fail(r, "mkdir", b);
@@ -1360,11 +1537,22 @@ static void mark_moved(struct run *r, struct node *m)
 			r->regs[i].moved = true;
 }
 
+/* -W: n and everything below it came into the tree now */
+static void made_now(struct run *r, struct node *n)
+{
+	int i;
+
+	n->made = r->wstep;
+	for (i = 0; i < n->nkid; i++)
+		made_now(r, n->kid[i]);
+}
+
 static void move(struct run *r, struct node *m, struct node *to,
 		 const char *name)
 {
 	char a[PATH_MAX], b[PATH_MAX];
 	struct node *victim = child_named(to, name);
+	bool was_in = in_tree(r, m);
 
 	rel(m, a, sizeof(a));
 	r->tick++;
@@ -1384,6 +1572,8 @@ static void move(struct run *r, struct node *m, struct node *to,
 	note(r, "mv %s %s%s", a, b, victim && victim != m ? "   # onto an existing one" : "");
 	record(r, m);
 	mark_moved(r, m);
+	if (!was_in && in_tree(r, m))
+		made_now(r, m);
 }
 
 /*
@@ -1584,7 +1774,7 @@ static bool mount_op(struct run *r)
 	if (!r->can_mount || r->nmnt >= MAXMNT)
 		return false;
 	d = pick(r, r->root, true, true);
-	if (!d || has_mount(d) || mnt_of(d))
+	if (!d || has_mount(d) || mnt_of(d) || has_writer(d))
 		return false;
 	for (i = 0; i < r->nregs; i++)
 		if (!r->regs[i].ended && !r->regs[i].tree && r->regs[i].dir &&
@@ -1700,6 +1890,8 @@ enum op {
 	OP_MOUNT, OP_UMOUNT,
 	/* -E */
 	OP_XCHG, OP_NOREPL,
+	/* -W */
+	OP_MVW,
 	OP_N
 };
 
@@ -1708,7 +1900,7 @@ static const char *const opname[OP_N] = {
 	"mvfile", "mvdir", "mvroot", "mvout", "mvin", "outside", "cleanout",
 	"flood", "plain", "plainrm",
 	"remk", "swap", "onto", "mvnew", "mount", "umount",
-	"xchg", "norepl",
+	"xchg", "norepl", "mvw",
 };
 
 /* -D: operations (and "relroot", "batch", "interleave") left out */
@@ -1871,7 +2063,7 @@ static bool do_op(struct run *r, enum op op)
 				l.v[k++] = l.v[i];
 		m = k ? l.v[rnd(&r->g, k)] : NULL;
 		free(l.v);
-		if (!m || m->mnt)
+		if (!m || m->mnt || m->wdir)
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rmdir %s", b);
@@ -1880,7 +2072,7 @@ static bool do_op(struct run *r, enum op op)
 	}
 	case OP_RMR:
 		m = pick(r, r->root, true, true);
-		if (!m || has_mount(m))
+		if (!m || has_mount(m) || has_writer(m))
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rm -r %s", b);
@@ -1950,7 +2142,7 @@ static bool do_op(struct run *r, enum op op)
 		return true;
 	case OP_CLEANOUT:
 		m = pick(r, r->out, true, true);
-		if (!m)
+		if (!m || has_writer(m))
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rm -r %s", b);
@@ -2090,6 +2282,7 @@ static bool do_op(struct run *r, enum op op)
 		d = pick(r, r->root, true, true);	/* the source's parent */
 		victim = pick(r, r->root, true, true);
 		if (!d || !victim || victim->nkid || victim->mnt ||
+		    victim->wdir ||
 		    below(d, victim) || !mount_ok(r, d, r->out) ||
 		    mnt_of(d) != mnt_of(victim->parent))
 			return false;
@@ -2119,6 +2312,32 @@ static bool do_op(struct run *r, enum op op)
 		snprintf(nm, sizeof(nm), "%s", m->name);
 		move(r, m, to, nm);
 		return true;
+	case OP_MVW: {
+		/*
+		 * -W: a writer's directory, or one of its ancestors below the
+		 * root, renamed inside the tree while the writer works in it
+		 */
+		struct list l = { 0 };
+
+		if (!r->nwr)
+			return false;
+		m = r->wr[rnd(&r->g, r->nwr)].dir;
+		if (!in_tree(r, m) || m == r->root)
+			return false;
+		for (k = rnd(&r->g, 3); k > 0 && m->parent != r->root; k--)
+			m = m->parent;
+		collect(r->root, true, false, &l);
+		for (i = 0, k = 0; i < l.n; i++)
+			if (!below(l.v[i], m))
+				l.v[k++] = l.v[i];
+		to = l.v[rnd(&r->g, k)];	/* the root is always there */
+		free(l.v);
+		name_for(r, &r->g, to, 'd', nm, sizeof(nm));
+		if (!mount_ok(r, m, to))
+			return false;
+		move(r, m, to, nm);
+		return true;
+	}
 	case OP_MOUNT:
 		return mount_op(r);
 	case OP_UMOUNT:
@@ -2151,6 +2370,313 @@ static void random_op(struct run *r)
 	}
 }
 
+/* ------------------------------------------------------------ -W writers */
+
+static bool full_write(int fd, const void *b, size_t n)
+{
+	const char *p = b;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static bool full_read(int fd, void *b, size_t n)
+{
+	char *p = b;
+
+	while (n) {
+		ssize_t w = read(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static bool wmake(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+			0644);
+	bool ok = fd >= 0 && write(fd, "w", 1) == 1;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * The writer process: files in its directory W (by a descriptor: wherever
+ * the test renames W meanwhile) and in BASE/wx<k>, until the test closes
+ * the stop pipe or WMAX files.  Then it deletes what it kept in W, says
+ * how many files it made and their kinds, and exits.  Never returns.
+ */
+static void writer_child(int k, unsigned long step, uint64_t seed, int wfd,
+			 int xfd, int stopfd, int backfd)
+{
+	struct pollfd pf = { .fd = stopfd, .events = POLLIN };
+	char kind[WMAX], keep[WMAX], nm[64], nr[72];
+	struct rng g;
+	int n = 0, i, bad = 0;
+
+	rng_seed(&g, seed ^ ((uint64_t)(k + 1) << 40) ^ step);
+	for (i = 0; i < WMAX && !bad; i++) {
+		unsigned int x = rnd(&g, 8);
+
+		/* it says it started after a few files (the test's
+		 * operations then race with it), and makes WMIN at least */
+		if (i == 8 && !full_write(backfd, "s", 1))
+			_exit(3);
+		if (i >= WMIN && poll(&pf, 1, 0) > 0)
+			break;
+		keep[i] = 0;
+		kind[i] = x < 5 ? 'x' : x < 7 ? 'y' : 'z';
+		snprintf(nm, sizeof(nm), "%c%d_%lu_%d", kind[i], k, step, i);
+		snprintf(nr, sizeof(nr), "%s.r", nm);
+		switch (kind[i]) {
+		case 'x':
+			if (!wmake(wfd, nm)) {
+				bad = 1;
+				break;
+			}
+			x = rnd(&g, 3);
+			if (x == 0 && renameat(wfd, nm, wfd, nr))
+				bad = 2;
+			else if (x == 1 && unlinkat(wfd, nm, 0))
+				bad = 3;
+			keep[i] = x == 0 ? 2 : x == 2 ? 1 : 0;
+			break;
+		case 'y':
+			if (!wmake(wfd, nm) || renameat(wfd, nm, xfd, nm) ||
+			    unlinkat(xfd, nm, 0))
+				bad = 4;
+			break;
+		case 'z':
+			if (!wmake(xfd, nm) || renameat(xfd, nm, wfd, nm))
+				bad = 5;
+			else if (!rnd(&g, 2))
+				keep[i] = 1;
+			else if (unlinkat(wfd, nm, 0))
+				bad = 6;
+			break;
+		}
+		if (!rnd(&g, 4)) {
+			/* outside: never reported */
+			snprintf(nm, sizeof(nm), "q%d_%lu_%d", k, step, i);
+			if (!wmake(xfd, nm) || unlinkat(xfd, nm, 0))
+				bad = 7;
+		}
+		n = i + 1;
+	}
+	if (n < 8 && !full_write(backfd, "s", 1))
+		_exit(3);
+	if (!bad)
+		poll(&pf, 1, -1);	/* until the test says stop */
+	for (i = 0; i < n && !bad; i++) {
+		snprintf(nm, sizeof(nm), "%c%d_%lu_%d", kind[i], k, step, i);
+		snprintf(nr, sizeof(nr), "%s.r", nm);
+		if (keep[i] && unlinkat(wfd, keep[i] == 2 ? nr : nm, 0))
+			bad = 8;
+	}
+	if (bad)
+		n = -bad;
+	if (!full_write(backfd, &n, sizeof(n)) ||
+	    (n > 0 && !full_write(backfd, kind, (size_t)n)))
+		_exit(3);
+	_exit(0);
+}
+
+/*
+ * Is writer w's directory watched by the tree now, and was it all along
+ * since the step began?  Not if it, or a directory above it, was made or
+ * came into the tree during the step: a rename into a directory the
+ * library has not walked yet has no IN_MOVED_TO it can see (a move out,
+ * then a new directory: what happened in between is not seen, as in any
+ * new directory before its watch).
+ */
+static bool writer_watched(const struct run *r, const struct writer *w)
+{
+	const struct node *n;
+
+	if (!r->root || r->regs[0].ended || !in_tree(r, w->dir) ||
+	    !watched(r, w->dir))
+		return false;
+	for (n = w->dir; n && n != r->root; n = n->parent)
+		if (n->made == r->wstep)
+			return false;
+	return true;
+}
+
+/* At the start of a step: each writer starts working. */
+static void writers_start(struct run *r)
+{
+	char b[PATH_MAX], c;
+	int k, wfd, stop[2], back[2];
+
+	r->wstep++;
+	r->w_rescans = r->rescans;
+	for (k = 0; k < r->nwr; k++) {
+		struct writer *w = &r->wr[k];
+
+		absp(r, w->dir, b, sizeof(b));
+		wfd = open(b, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (wfd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			note(r, "# writer %d not started: %s", k,
+			     strerror(errno));	/* -L */
+			continue;
+		}
+		if (wfd < 0)
+			fs_fail(r, "open", b);
+		if (pipe2(stop, O_CLOEXEC)) {
+			close(wfd);
+			note(r, "# writer %d not started: %s", k,
+			     strerror(errno));
+			continue;
+		}
+		if (pipe2(back, O_CLOEXEC)) {
+			close(wfd);
+			close(stop[0]);
+			close(stop[1]);
+			note(r, "# writer %d not started: %s", k,
+			     strerror(errno));
+			continue;
+		}
+		w->step = r->wstep;
+		fflush(NULL);
+		w->pid = fork();
+		if (w->pid < 0)
+			die("fork");
+		if (!w->pid) {
+			int j;
+
+			/* the other writers' pipes: their ends are theirs */
+			for (j = 0; j < k; j++)
+				if (r->wr[j].pid) {
+					close(r->wr[j].stop);
+					close(r->wr[j].back);
+				}
+			close(stop[1]);
+			close(back[0]);
+			writer_child(k, w->step, r->seed, wfd, w->xfd, stop[0],
+				     back[1]);
+		}
+		close(wfd);
+		close(stop[0]);
+		close(back[1]);
+		w->stop = stop[1];
+		w->back = back[0];
+		if (!full_read(w->back, &c, 1))
+			die("writer start");
+		memset(w->cnt, 0, sizeof(w->cnt));
+		w->nfiles = 0;
+		w->ran = true;
+		w->strict = writer_watched(r, w);
+		rel(w->dir, b, sizeof(b));
+		note(r, "# writer %d (pid %d) works in %s, step %lu   # x%d_%lu_*: make, write, rename/delete; y*: make, move out; z*: move in, delete",
+		     k, (int)w->pid, b, w->step, k, w->step);
+	}
+}
+
+/* After each operation: a writer's directory left the tree (or -X). */
+static void writers_track(struct run *r)
+{
+	int k;
+
+	for (k = 0; k < r->nwr; k++)
+		if (r->wr[k].pid && !writer_watched(r, &r->wr[k]))
+			r->wr[k].strict = false;
+}
+
+/* Before a step's check: each writer stops, cleans up and says what it did. */
+static void writers_stop(struct run *r)
+{
+	int k, n, st;
+
+	for (k = 0; k < r->nwr; k++) {
+		struct writer *w = &r->wr[k];
+
+		if (!w->pid)
+			continue;
+		close(w->stop);
+		if (!full_read(w->back, &n, sizeof(n)) ||
+		    (n > 0 && !full_read(w->back, w->kind, (size_t)n)))
+			n = -100;
+		close(w->back);
+		if (waitpid(w->pid, &st, 0) < 0 || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) || n < 0) {
+			fprintf(stderr, "oracle: seed %llu: writer %d failed (%d, status 0x%x) (test bug)\n",
+				(unsigned long long)r->seed, k, n, st);
+			exit(2);
+		}
+		w->pid = 0;
+		w->nfiles = n;
+		note(r, "# writer %d stopped: %d files%s", k, n,
+		     w->strict ? "" : " (its directory was not watched all along)");
+	}
+}
+
+/*
+ * After the check's drain: every event of a writer's files arrived once
+ * (a file made and closed in W: one IN_CLOSE_WRITE; deleted in W: one
+ * IN_DELETE; moved out: one MOVE_OUT; moved in: one MOVE_IN), when its
+ * directory was in the tree and watched all along and nothing was lost
+ * (no RESCAN, no ERROR); otherwise at most once.  An x file's rename in W
+ * is never a MOVE_OUT or a MOVE_IN.
+ */
+static void writers_check(struct run *r)
+{
+	int k, i, j;
+
+	for (k = 0; k < r->nwr && !r->failed; k++) {
+		struct writer *w = &r->wr[k];
+		bool strict = w->strict && r->rescans == r->w_rescans &&
+			      !r->lost && !r->limited;
+
+		if (!w->ran)
+			continue;
+		w->ran = false;
+		for (i = 0; i < w->nfiles && !r->failed; i++) {
+			unsigned char want[5] = { 0 };
+			char c = w->kind[i];
+			static const char *const what[5] = {
+				"IN_CLOSE_WRITE", "IN_DELETE", "MOVE_OUT",
+				"MOVE_IN", "MOVE_OUT/MOVE_IN of a rename in its directory" };
+
+			want[W_CLOSE] = c != 'z' && (r->mask & IN_CLOSE_WRITE);
+			want[W_DEL] = c != 'y' && (r->mask & IN_DELETE);
+			want[W_OUT] = c == 'y' && (r->mask & IN_MOVED_FROM);
+			want[W_IN] = c == 'z' && (r->mask & IN_MOVED_TO);
+			for (j = 0; j < 5; j++) {
+				if (w->cnt[i][j] > want[j] && (j != W_SPLIT || strict))
+					diverge(r, "[writer-%s] writer %d's %c%d_%lu_%d: %d %s (want %s%d)",
+						j == W_SPLIT ? "split" : "extra",
+						k, c, k, w->step, i, w->cnt[i][j],
+						what[j], strict ? "" : "at most ", want[j]);
+				else if (strict && w->cnt[i][j] < want[j])
+					diverge(r, "[writer-missing] writer %d's %c%d_%lu_%d: %d %s (want %d; its directory was watched all along, nothing lost)",
+						k, c, k, w->step, i, w->cnt[i][j],
+						what[j], want[j]);
+				if (r->failed)
+					break;
+			}
+		}
+		r->wfiles += (unsigned long)w->nfiles;
+		r->wstrict += strict;
+	}
+}
+
 /* ------------------------------------------------------------ checks */
 
 static int count_watched(struct run *r)
@@ -2175,6 +2701,8 @@ static void check(struct run *r, const char *when)
 
 	note(r, "# check (%s)", when);
 	drain(r);
+	if (!r->failed)
+		writers_check(r);
 	r->rescans_at_check = r->rescans;
 	if (r->failed)
 		goto out;
@@ -2495,6 +3023,20 @@ static void cleanup(struct run *r)
 {
 	int i;
 
+	for (i = 0; i < r->nwr; i++) {
+		struct writer *w = &r->wr[i];
+
+		if (w->pid) {
+			/* the writer this run started, still running */
+			close(w->stop);
+			close(w->back);
+			kill(w->pid, SIGKILL);
+			waitpid(w->pid, NULL, 0);
+			w->pid = 0;
+		}
+		if (w->xfd > 0)
+			close(w->xfd);
+	}
 	if (r->in)
 		inofd_free(r->in);
 	r->in = NULL;
@@ -2562,6 +3104,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	const char *tmp = getenv("TMPDIR");
 	struct stat st;
 	char b[PATH_MAX], nm[32];
+	struct node *d;
 	long oldq = -1;
 	int i, k, wd, ret, endmode;
 
@@ -2646,6 +3189,30 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		do_op(r, rnd(&r->g, 2) ? OP_MKDIR : OP_CREATE);
 	if (rnd(&r->g, 2))
 		do_op(r, OP_MKDIRP);
+	/*
+	 * -W: one or two writers, each in a directory of its own in the tree
+	 * (never removed while it is there) and one outside everything
+	 */
+	if (feat & F_WRITER) {
+		r->nwr = 1 + rnd(&r->g4, MAXWR);
+		for (i = 0; i < r->nwr; i++) {
+			struct writer *w = &r->wr[i];
+
+			d = pick(r, r->root, true, false);
+			fresh(r, 'w', nm, sizeof(nm));
+			make_dir(r, d, nm, &w->dir);
+			w->dir->wdir = i + 1;
+			rel(w->dir, b, sizeof(b));
+			note(r, "mkdir %s   # writer %d's directory", b, i);
+			fmt_path(b, sizeof(b), "wx%d", i);
+			if (mkdirat(r->basefd, b, 0755))
+				fs_fail(r, "mkdir", b);
+			w->xfd = openat(r->basefd, b, O_PATH | O_DIRECTORY |
+					O_CLOEXEC);
+			if (w->xfd < 0)
+				fs_fail(r, "open", b);
+		}
+	}
 
 	if (cf->qset > 0 && geteuid() == 0) {
 		oldq = sysctl_get();
@@ -2761,9 +3328,11 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 
 		note(r, "# step: %d op(s), %s", len,
 		     batch ? "one read at the end" : "read after each");
+		writers_start(r);
 		for (i = 0; i < len && r->op < r->nops && !r->failed; i++) {
 			random_op(r);
 			r->op++;
+			writers_track(r);
 			/*
 			 * Now and then the root's parent or grandparent is
 			 * renamed in place: the library must follow it.
@@ -2777,10 +3346,12 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 				name_for(r, &r->g3, n->parent, n == r->a ? 'a' : 'p',
 					 nm, sizeof(nm));
 				move(r, n, n->parent, nm);
+				writers_track(r);
 			}
 			if (!batch && !r->failed)
 				read_some(r);
 		}
+		writers_stop(r);
 		if (!r->failed)
 			check(r, "quiescent");
 	}
@@ -2846,9 +3417,14 @@ done:
 		for (i = 0; i < r->nlog; i++)
 			printf("    %s\n", r->log[i]);
 	} else {
-		printf("ok seed %llu (%s): %d ops, %d errors, %d rescans%s%s%s%s%s\n",
+		char wb[96] = "";
+
+		if (r->nwr)
+			snprintf(wb, sizeof(wb), ", %d writer(s): %lu files, %lu writer-steps counted exactly",
+				 r->nwr, r->wfiles, r->wstrict);
+		printf("ok seed %llu (%s): %d ops, %d errors, %d rescans%s%s%s%s%s%s\n",
 		       (unsigned long long)seed, bname, r->nops, r->errors,
-		       r->rescans,
+		       r->rescans, wb,
 		       r->stale_flagged ? ", paths flagged stale after a loss" : "",
 		       r->ntolerated ? ", divergences tolerated (-x)" : "",
 		       r->mounts_unseen ? ", no mounts made: the library has no mount table (-EOPNOTSUPP)" : "",
@@ -2873,7 +3449,8 @@ static void usage(void)
 	fprintf(stderr, "usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SECONDS] [-n OPS]\n"
 		"              [-B auto|kernel|procfd|fanotify|both|all] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n"
 		"              [-N names reused] [-X exclude/max_depth] [-L limits] [-R root forms]\n"
-		"              [-M mounts] [-C consumer checks] [-E renameat2 exchange]   (tests/oracle/README)\n");
+		"              [-M mounts] [-C consumer checks] [-E renameat2 exchange]\n"
+		"              [-W concurrent writers]   (tests/oracle/README)\n");
 	exit(2);
 }
 
@@ -2886,7 +3463,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMCE")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMCEW")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -2943,6 +3520,9 @@ int main(int argc, char **argv)
 		case 'E':
 			feat |= F_XCHG;
 			break;
+		case 'W':
+			feat |= F_WRITER;
+			break;
 		default:
 			usage();
 		}
@@ -2959,7 +3539,7 @@ int main(int argc, char **argv)
 		feat |= (strchr(e, 'N') ? F_NAMES : 0) | (strchr(e, 'X') ? F_XD : 0) |
 			(strchr(e, 'L') ? F_LIMITS : 0) | (strchr(e, 'R') ? F_ROOTF : 0) |
 			(strchr(e, 'M') ? F_MOUNTS : 0) | (strchr(e, 'C') ? F_CONSUMER : 0) |
-			(strchr(e, 'E') ? F_XCHG : 0);
+			(strchr(e, 'E') ? F_XCHG : 0) | (strchr(e, 'W') ? F_WRITER : 0);
 	}
 	if (feat & F_NAMES) {
 		weight[OP_REMK] = 4;
@@ -2975,6 +3555,8 @@ int main(int argc, char **argv)
 		weight[OP_XCHG] = 8;
 		weight[OP_NOREPL] = 3;
 	}
+	if (feat & F_WRITER)
+		weight[OP_MVW] = 10;
 	for (c = 0; c < OP_N; c++)
 		if (is_disabled(opname[c]))
 			weight[c] = 0;
@@ -3005,11 +3587,12 @@ int main(int argc, char **argv)
 			fails += run_seed(s, 0, "auto", &cf);
 		seeds++;
 	}
-	printf("oracle: %llu seed(s) x %d ops, backend %s%s%s%s%s%s%s%s: %llu failing run(s)\n",
+	printf("oracle: %llu seed(s) x %d ops, backend %s%s%s%s%s%s%s%s%s: %llu failing run(s)\n",
 	       seeds, cf.nops, be, feat & F_NAMES ? " -N" : "",
 	       feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
 	       feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
 	       feat & F_CONSUMER ? " -C" : "", feat & F_XCHG ? " -E" : "",
+	       feat & F_WRITER ? " -W" : "",
 	       fails);
 	if (unseen_mounts)
 		printf("oracle: %lu run(s) made no more mounts after the library said it has no mount table (-EOPNOTSUPP)\n",
