@@ -225,6 +225,28 @@ static char *abs_path(int dirfd, const char *path, int fd)
 	return p;
 }
 
+/*
+ * A tree's root path: what the root is, symlinks resolved, at watch time
+ * (inofd_watch_tree_at(3)).  The kernel's own name for the directory
+ * (/proc/self/fd), else realpath(3) of what was given, else that as given.
+ * Every ancestor of the root is then a real directory, which the chain
+ * above the root watches (tree.c); a symlink changed later changes
+ * nothing, as it does not change what the watches hold.
+ */
+static char *real_path(int dirfd, const char *path, int fd)
+{
+	char *p = fd_path(fd), *q;
+
+	if (p)
+		return p;
+	p = abs_path(dirfd, path, fd);
+	q = p ? realpath(p, NULL) : NULL;
+	if (!q)
+		return p;
+	free(p);
+	return q;
+}
+
 /* Watch fd for a new plain registration; takes ownership of path. */
 static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 		     char *path, const struct inofd__fan_at *at)
@@ -528,7 +550,7 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 	}
 	r->mask = mask & EVENT_BITS;
 	r->dev = st.st_dev;
-	r->path = abs_path(dirfd, path, fd);
+	r->path = real_path(dirfd, path, fd);
 	inofd__born(in, r, inofd__stream_now(in));	/* before its marks */
 	first = inofd__mounts_tree_new(in);	/* the table as the walk starts */
 	mark = inofd__q_mark(in);

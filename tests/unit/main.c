@@ -16,6 +16,7 @@ TESTS(fanotify)
 TESTS(mounts)
 TESTS(stream)
 TESTS(pool)
+TESTS(sym)
 
 int main(void)
 {
@@ -34,6 +35,7 @@ int main(void)
 		{ mounts_tests, &mounts_ntests },
 		{ stream_tests, &stream_ntests },
 		{ pool_tests, &pool_ntests },
+		{ sym_tests, &sym_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
