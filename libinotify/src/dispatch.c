@@ -289,17 +289,24 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		if (m->kind == INOFD__MEM_PARENT) {
 			int lvl = inofd__anc_holds(m, p->name);
 
+			/*
+			 * Moved to another directory: out of the chain.  Not
+			 * lost yet: records not applied yet may bring it back
+			 * (mv G/P/T G/tmp; mv G/tmp G/P/T, issue 26), and the
+			 * file system says where it is now.  Back, it is a
+			 * RESCAN; anywhere else, lost.
+			 */
 			if (lvl >= 0 && fkw == kw)
 				inofd__anc_renamed(in, r, (unsigned int)lvl,
 						   name);
 			else if (lvl >= 0)
-				inofd__tree_lost(in, r);
+				inofd__tree_gone_or_back(in, r);
 			if (m != r->plink || strcmp(r->rootname, p->name))
 				continue;
 			if (fkw == kw)
 				inofd__root_renamed(in, r, name);
 			else
-				inofd__tree_lost(in, r);
+				inofd__tree_gone_or_back(in, r);
 			continue;
 		}
 		if (m->kind != INOFD__MEM_NODE ||

@@ -150,9 +150,66 @@ static void sym_links_inside_not_followed(void **state)
 	assert_int_equal(inofd_watch_count(f->in), 2);
 }
 
+/*
+ * The root moved to its grandparent and straight back, both renames read
+ * in one batch (issue 26, reproduction 5): the root is where its path
+ * says when the records are applied.  The truth or a RESCAN, never a
+ * loss, and paths from then on.
+ */
+static void sym_root_out_and_back_one_batch(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	mkdirp(P(f, "g"));
+	mkdirp(P(f, "g/p"));
+	mkdirp(P(f, "g/p/t"));
+	mkdirp(P(f, "g/p/t/a"));
+	assert_true(tree(f, "g/p/t", NULL) >= 0);
+	assert_int_equal(rename(P(f, "g/p/t"), P(f, "g/tmp")), 0);
+	assert_int_equal(rename(P(f, "g/tmp"), P(f, "g/p/t")), 0);
+	drain(f, 30);
+	for (i = 0; i < f->n; i++)
+		if (f->r[i].type == INOFD_EV_ERROR) {
+			dump(f);
+			fail_msg("an error for a root that came back");
+		}
+	mkfile(P(f, "g/p/t/a/x"));
+	mkfile(P(f, "g/p/t/y"));
+	drain(f, 30);
+	assert_string_equal(created(f, "x"), P(f, "g/p/t/a/x"));
+	assert_string_equal(created(f, "y"), P(f, "g/p/t/y"));
+	/* and renames of it are followed again */
+	assert_int_equal(rename(P(f, "g/p/t"), P(f, "g/p/t2")), 0);
+	mkfile(P(f, "g/p/t2/z"));
+	drain(f, 30);
+	assert_string_equal(created(f, "z"), P(f, "g/p/t2/z"));
+	assert_int_equal(inofd_watch_count(f->in), 2);
+	/* the same with the root's parent, out to the top and back */
+	assert_int_equal(rename(P(f, "g/p"), P(f, "ptmp")), 0);
+	assert_int_equal(rename(P(f, "ptmp"), P(f, "g/p")), 0);
+	drain(f, 30);
+	assert_int_equal(count(f, INOFD_EV_ERROR, 0, NULL), 0);
+	mkfile(P(f, "g/p/t2/w"));
+	drain(f, 30);
+	assert_string_equal(created(f, "w"), P(f, "g/p/t2/w"));
+	/* and out for good: said once, paths NULL */
+	assert_int_equal(rename(P(f, "g/p/t2"), P(f, "g/t3")), 0);
+	drain(f, 30);
+	mkfile(P(f, "g/t3/v"));
+	drain(f, 30);
+	i = find(f, INOFD_EV_ERROR, 0, NULL);
+	assert_true(i >= 0);
+	assert_true(f->r[i].flags & INOFD_EVF_LOST);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "v");
+	assert_true(i >= 0);
+	assert_true(f->r[i].nulls & REC_NULL_PATH);
+}
+
 DEFINE_TESTS(sym,
 	T(sym_root_link_retargeted),
 	T(sym_root_target_renamed),
 	T(sym_ancestor),
 	T(sym_links_inside_not_followed),
+	T(sym_root_out_and_back_one_batch),
 )
