@@ -206,10 +206,125 @@ static void sym_root_out_and_back_one_batch(void **state)
 	assert_true(f->r[i].nulls & REC_NULL_PATH);
 }
 
+/* the one event of type/mask/name of registration wd, or fail */
+static const struct rec *ev_of(struct fx *f, int wd, int type, uint32_t mask,
+			       const char *name)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->r[i].wd == wd && f->r[i].type == type &&
+		    (f->r[i].mask & mask) == mask &&
+		    !strcmp(f->r[i].name, name))
+			return &f->r[i];
+	dump(f);
+	fail_msg("no event %#x of %s for wd %d", mask, name, wd);
+	return NULL;
+}
+
+/*
+ * A plain watch inside a tree: the tree's path while the tree knows it,
+ * and what the tree knew when it ends, not the path the watch was made
+ * with (issue 26, reproduction 7).
+ */
+static void sym_plain_keeps_tree_truth(void **state)
+{
+	struct fx *f = *state;
+	const struct rec *e;
+	int t, pw, qw;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/sub"));
+	mkdirp(P(f, "t/a"));
+	mkdirp(P(f, "t/a/deep"));
+	pw = inofd_watch_path(f->in, P(f, "t/sub"), IN_CREATE, "plain");
+	assert_true(pw >= 0);
+	qw = inofd_watch_path(f->in, P(f, "t/a/deep"), IN_CREATE, "deep");
+	assert_true(qw >= 0);
+	t = tree(f, "t", "tree");
+	assert_true(t >= 0);
+	/* the watched directory renamed, and an ancestor of the other */
+	assert_int_equal(rename(P(f, "t/sub"), P(f, "t/sub2")), 0);
+	assert_int_equal(rename(P(f, "t/a"), P(f, "t/b")), 0);
+	drain(f, 30);
+	mkfile(P(f, "t/sub2/x"));
+	mkfile(P(f, "t/b/deep/x"));
+	drain(f, 30);
+	e = ev_of(f, pw, INOFD_EV_INOTIFY, IN_CREATE, "x");
+	assert_string_equal(e->path, P(f, "t/sub2/x"));
+	assert_false(e->flags & INOFD_EVF_STALE_PATH);
+	e = ev_of(f, qw, INOFD_EV_INOTIFY, IN_CREATE, "x");
+	assert_string_equal(e->path, P(f, "t/b/deep/x"));
+	assert_false(e->flags & INOFD_EVF_STALE_PATH);
+	/* the tree goes: the plain watches keep what it knew */
+	assert_int_equal(inofd_unwatch(f->in, t), 0);
+	drain(f, 30);
+	f->n = 0;
+	mkfile(P(f, "t/sub2/y"));
+	mkfile(P(f, "t/b/deep/y"));
+	drain(f, 30);
+	e = ev_of(f, pw, INOFD_EV_INOTIFY, IN_CREATE, "y");
+	assert_string_equal(e->path, P(f, "t/sub2/y"));
+	assert_false(e->flags & INOFD_EVF_STALE_PATH);
+	e = ev_of(f, qw, INOFD_EV_INOTIFY, IN_CREATE, "y");
+	assert_string_equal(e->path, P(f, "t/b/deep/y"));
+	assert_false(e->flags & INOFD_EVF_STALE_PATH);
+	/* and a directory moved out of a tree is not known any more */
+	t = tree(f, "t", "tree");
+	assert_true(t >= 0);
+	mkdirp(P(f, "out"));
+	assert_int_equal(rename(P(f, "t/b"), P(f, "out/b")), 0);
+	drain(f, 30);
+	f->n = 0;
+	mkfile(P(f, "out/b/deep/z"));
+	drain(f, 30);
+	e = ev_of(f, qw, INOFD_EV_INOTIFY, IN_CREATE, "z");
+	if (strcmp(e->path, P(f, "out/b/deep/z")))
+		assert_true(e->flags & INOFD_EVF_STALE_PATH);
+}
+
+/*
+ * A plain watch on a file with a second name outside the tree: once the
+ * tree reported the name's IN_DELETE, the watch's path is flagged.
+ */
+static void sym_plain_hard_link_deleted(void **state)
+{
+	struct fx *f = *state;
+	const struct rec *e;
+	int pw, fd;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "out"));
+	mkfile(P(f, "t/f"));
+	assert_int_equal(link(P(f, "t/f"), P(f, "out/g")), 0);
+	assert_true(tree(f, "t", "tree") >= 0);
+	pw = inofd_watch_path(f->in, P(f, "t/f"), IN_MODIFY, "file");
+	assert_true(pw >= 0);
+	fd = open(P(f, "out/g"), O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "a", 1), 1);
+	drain(f, 30);
+	e = ev_of(f, pw, INOFD_EV_INOTIFY, IN_MODIFY, "");
+	assert_string_equal(e->path, P(f, "t/f"));
+	assert_false(e->flags & INOFD_EVF_STALE_PATH);
+	assert_int_equal(unlink(P(f, "t/f")), 0);
+	drain(f, 30);
+	assert_true(find(f, INOFD_EV_INOTIFY, IN_DELETE, "f") >= 0);
+	f->n = 0;
+	assert_int_equal(write(fd, "b", 1), 1);
+	close(fd);
+	drain(f, 30);
+	e = ev_of(f, pw, INOFD_EV_INOTIFY, IN_MODIFY, "");
+	if (!(e->nulls & REC_NULL_PATH))
+		assert_true(e->flags & INOFD_EVF_STALE_PATH);
+}
+
 DEFINE_TESTS(sym,
 	T(sym_root_link_retargeted),
 	T(sym_root_target_renamed),
 	T(sym_ancestor),
 	T(sym_links_inside_not_followed),
 	T(sym_root_out_and_back_one_batch),
+	T(sym_plain_keeps_tree_truth),
+	T(sym_plain_hard_link_deleted),
 )
