@@ -449,37 +449,6 @@ static void roots_check(struct inofd *in)
 		free(v);
 }
 
-/* The wds the kernel still has for this instance, from fdinfo; -1 if unknown */
-static int live_wds(struct inofd *in, int **out, size_t *n)
-{
-	char p[64], line[512];
-	size_t cap = 0;
-	int *v = NULL;
-	FILE *f;
-
-	if (in->backend == INOFD_BACKEND_FANOTIFY)
-		return inofd__fan_live_wds(in, out, n);
-	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", in->ifd);
-	f = fopen(p, "re");
-	if (!f)
-		return -1;
-	*n = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int wd;
-
-		if (sscanf(line, "inotify wd:%x", &wd) != 1)
-			continue;
-		if (inofd__ints_push(&v, n, &cap, (int)wd)) {
-			free(v);
-			fclose(f);
-			return -1;
-		}
-	}
-	fclose(f);
-	*out = v;
-	return 0;
-}
-
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -510,7 +479,7 @@ static void overflow(struct inofd *in)
 		}
 	}
 	/* lost IN_IGNORED events leave dead watches: ask the kernel */
-	if (live_wds(in, &live, &nlive) == 0 && in->nkw) {
+	if (inofd__backend_live_wds(in, &live, &nlive) == 0 && in->nkw) {
 		qsort(live, nlive, sizeof(*live), cmp_int);
 		dead = malloc(in->nkw * sizeof(*dead));
 		for (i = 0; dead && i < in->kwsize; i++) {
