@@ -130,7 +130,7 @@ help:
 	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
 	@echo "make oracle-fanotify   the same on the library's fanotify backend"
 	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
-	@echo "                 (ORACLE_FEATURES=NXLRMC: the oracle's -N -X -L -R -M -C, here and in guest-test)"
+	@echo "                 (ORACLE_FEATURES=NXLRMCYU: the oracle's -N -X -L -R -M -C -Y -U, here and in guest-test)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
 	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3) and watch-fd; PREFIX=/usr/local DESTDIR="
