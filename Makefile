@@ -133,7 +133,7 @@ help:
 	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
 	@echo "make oracle-fanotify   the same on the library's fanotify backend"
 	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
-	@echo "                 (ORACLE_FEATURES=NXLRMCE: the oracle's -N -X -L -R -M -C -E, here and in guest-test)"
+	@echo "                 (ORACLE_FEATURES=NXLRMCEWYU: the oracle's -N -X -L -R -M -C -E -W -Y -U, here and in guest-test)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
 	@echo "make failnth     every allocation of the library failed in turn under ASan (tests/unit/failnth.c)"

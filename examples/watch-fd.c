@@ -40,6 +40,8 @@ struct arg {
 	dev_t dev;		/* the object watched */
 	ino_t ino;
 	char *real;		/* tree: realpath(3) of FILE when watched */
+	int linked;		/* tree: FILE goes through a symlink: %w is
+				 * the library's (real) path, not FILE */
 };
 
 /* The run. */
@@ -113,6 +115,18 @@ static char *tree_disp(const struct arg *a, const char *path, size_t pl)
 	size_t rl;
 	char *s;
 
+	/*
+	 * FILE went through a symlink: the tree is what the link named when
+	 * it was watched, and FILE may name something else by now (ln -sfn).
+	 * The library's path is the real one, renames followed.
+	 */
+	if (a->linked) {
+		if (asprintf(&s, "%.*s%s", (int)pl, path,
+			     pl && path[pl - 1] == '/' ? "" : "/") < 0)
+			return NULL;
+		return s;
+	}
+
 	rel = skip_comps(path, pl, a->ncomp, &rl);
 	if (!rel || !rl)
 		return strdup(a->disp);
@@ -129,6 +143,31 @@ static char *watch_disp(const struct arg *a, const char *path,
 	if (!a->tree || !path)
 		return strdup(a->disp);
 	return tree_disp(a, path, dir_len(path, name));
+}
+
+/* Does FILE go through a symlink (its last component included)? */
+static int through_link(const char *file)
+{
+	char *p = strdup(file), *s;
+	struct stat st;
+	int linked = 0;
+
+	if (!p)
+		return 0;
+	for (s = p; !linked && *s; ) {
+		char c;
+
+		s += strspn(s, "/");
+		if (!*s)
+			break;
+		s += strcspn(s, "/");
+		c = *s;
+		*s = '\0';
+		linked = !lstat(p, &st) && S_ISLNK(st.st_mode);
+		*s = c;
+	}
+	free(p);
+	return linked;
 }
 
 /* Is FILE's real path below (or at) a tree's? */
@@ -308,6 +347,7 @@ static int add_watch(struct wf *w, const char *file, uint32_t kmask,
 	a->wd = r;
 	a->own_close = c->rdonly;
 	if (a->tree) {
+		a->linked = through_link(file);
 		if (inofd_wd_path(in, r, &root) == 0 && root)
 			a->ncomp = count_comps(root);
 		else if (a->real)
@@ -317,7 +357,11 @@ static int add_watch(struct wf *w, const char *file, uint32_t kmask,
 	if (!c->recursive)
 		isdir = !lstat(file, &st) && S_ISDIR(st.st_mode);
 name:
-	if (isdir && file[strlen(file) - 1] != '/') {
+	if (a->linked && inofd_wd_path(in, r, &root) == 0 && root) {
+		if (asprintf(&a->disp, "%s%s", root,
+			     strcmp(root, "/") ? "/" : "") < 0)
+			return 1;
+	} else if (isdir && file[strlen(file) - 1] != '/') {
 		if (asprintf(&a->disp, "%s/", file) < 0)
 			return 1;
 	} else {

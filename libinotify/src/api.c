@@ -231,6 +231,37 @@ static char *abs_path(int dirfd, const char *path, int fd)
 	return p;
 }
 
+/*
+ * A tree's root path: what the root is, symlinks resolved, at watch time
+ * (inofd_watch_tree_at(3)).  The kernel's own name for the directory
+ * (/proc/self/fd), else realpath(3) of what was given, else that as given.
+ * Every ancestor of the root is then a real directory, which the chain
+ * above the root watches (tree.c); a symlink changed later changes
+ * nothing, as it does not change what the watches hold.
+ */
+static char *real_path(int dirfd, const char *path, int fd)
+{
+	char *p, *q;
+
+	errno = 0;
+	p = fd_path(fd);
+	if (p || errno == ENOMEM)
+		return p;
+	p = abs_path(dirfd, path, fd);
+	if (!p)
+		return NULL;	/* errno ENOMEM when there was no memory */
+	q = realpath(p, NULL);
+	if (!q) {
+		if (errno != ENOMEM)
+			return p;	/* the path as given: the best known */
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	free(p);
+	return q;
+}
+
 /* Watch fd for a new plain registration; takes ownership of path. */
 static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 		     char *path, const struct inofd__fan_at *at)
@@ -280,6 +311,10 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	r->oneshot = mask & IN_ONESHOT;
 	r->data = data;
 	r->path = path;
+	if (st.st_mode && !S_ISDIR(st.st_mode)) {
+		r->file = true;
+		in->plain_files++;
+	}
 	inofd__born(in, r, born);
 	return r->id;
 fail:
@@ -556,7 +591,7 @@ int inofd_watch_tree_at(struct inofd *in, int dirfd, const char *path,
 	}
 	r->mask = mask & EVENT_BITS;
 	r->dev = st.st_dev;
-	r->path = abs_path(dirfd, path, fd);
+	r->path = real_path(dirfd, path, fd);
 	if (!r->path && errno == ENOMEM) {
 		e = -ENOMEM;	/* all or nothing: no tree without its path */
 		inofd__reg_free(in, r);
@@ -592,6 +627,8 @@ int inofd_unwatch(struct inofd *in, int wd)
 	r = inofd__reg_find(in, wd);
 	if (!r || r->owe_end)		/* ended: its IN_IGNORED is owed */
 		return -EINVAL;
+	/* plain watches sharing its directories keep its paths (table.c) */
+	r->ending = true;
 	/* its IN_IGNORED is queued now, with its data: the moment to free it */
 	inofd__reg_end(in, r, true, INOFD_EVF_SYNTHETIC);
 	return 0;

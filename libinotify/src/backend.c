@@ -16,11 +16,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/inotify.h>
 #include <sys/statfs.h>
 
 #include <unistd.h>
 
+#include "arena.h"
 #include "backend.h"
 #include "fanotify.h"
 #include "kernel.h"
@@ -109,6 +111,50 @@ int inofd__backend_rm(struct inofd *in, int wd)
 	if (in->backend == INOFD_BACKEND_FANOTIFY)
 		return inofd__fan_rm(in, wd);
 	return inotify_rm_watch(in->ifd, wd) < 0 ? -errno : 0;
+}
+
+/* The wds the kernel still has for this instance, from fdinfo; -1 if unknown */
+int inofd__backend_live_wds(struct inofd *in, int **out, size_t *n)
+{
+	char p[64], line[512];
+	size_t cap = 0;
+	int *v = NULL;
+	FILE *f;
+
+	if (in->backend == INOFD_BACKEND_FANOTIFY)
+		return inofd__fan_live_wds(in, out, n);
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", in->ifd);
+	f = fopen(p, "re");
+	if (!f)
+		return -1;
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int wd;
+
+		if (sscanf(line, "inotify wd:%x", &wd) != 1)
+			continue;
+		if (inofd__ints_push(&v, n, &cap, (int)wd)) {
+			free(v);
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	*out = v;
+	return 0;
+}
+
+bool inofd__backend_live(struct inofd *in, int wd)
+{
+	size_t n = 0, i;
+	int *v = NULL;
+	bool live = true;	/* unknown: as the kernel last said */
+
+	if (inofd__backend_live_wds(in, &v, &n) == 0)
+		for (live = false, i = 0; i < n && !live; i++)
+			live = v[i] == wd;
+	free(v);
+	return live;
 }
 
 bool inofd__backend_same(struct inofd *in, int wd, const char *path)

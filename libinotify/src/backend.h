@@ -23,6 +23,12 @@ INOFD__HIDDEN int inofd__backend_rm(struct inofd *in, int wd);
  */
 INOFD__HIDDEN bool inofd__backend_same(struct inofd *in, int wd,
 				       const char *path);
+/* The wds the kernel still has for this instance (fdinfo, or the
+ * fanotify group's marks) in a malloc'ed *out; -1 if unknown. */
+INOFD__HIDDEN int inofd__backend_live_wds(struct inofd *in, int **out,
+					  size_t *n);
+/* Does the kernel still have wd?  (true when that cannot be known) */
+INOFD__HIDDEN bool inofd__backend_live(struct inofd *in, int wd);
 /* Pick a backend for in->flags: 0 or -ENOSYS. */
 INOFD__HIDDEN int inofd__backend_pick(struct inofd *in);
 /*

@@ -476,12 +476,17 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 			/*
 			 * Only if it moved that directory (an exchange's
 			 * other half names it too): told by identity.
+			 * Moved to another directory: out of the chain.  Not
+			 * lost yet: records not applied yet may bring it back
+			 * (mv G/P/T G/tmp; mv G/tmp G/P/T, issue 26), and the
+			 * file system says where it is now.  Back, it is a
+			 * RESCAN; anywhere else, lost.
 			 */
 			if (lvl >= 0 && fkw == kw)
 				chain_renamed(in, r, lvl, anc_dir(r, lvl),
 					      fkw->wd, name);
 			else if (lvl >= 0)
-				inofd__tree_lost(in, r);
+				inofd__tree_gone_or_back(in, r);
 			if (m != r->plink || !r->rootname ||
 			    strcmp(r->rootname, p->name))
 				continue;
@@ -489,7 +494,7 @@ static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 				chain_renamed(in, r, -1, r->root, fkw->wd,
 					      name);
 			else
-				inofd__tree_lost(in, r);
+				inofd__tree_gone_or_back(in, r);
 			continue;
 		}
 		if (m->kind != INOFD__MEM_NODE ||
@@ -571,8 +576,10 @@ static void self_moved(struct inofd *in, int wd)
 		next = m->kwnext;
 		if (m->kind == INOFD__MEM_PLAIN) {
 			/* a move from before the watch was made is not one
-			 * since (its path is the one it was made with) */
-			if (m->reg->born <= in->cur_pos)
+			 * since (its path is the one it was made with); one
+			 * a tree followed is known (one truth per object) */
+			if (m->reg->born <= in->cur_pos &&
+			    !inofd__plain_follow(in, m))
 				m->reg->stale = true;
 		} else if (m->kind == INOFD__MEM_NODE && m == m->reg->root &&
 			   !m->reg->plink) {
@@ -648,37 +655,6 @@ static void roots_check(struct inofd *in)
 		free(v);
 }
 
-/* The wds the kernel still has for this instance, from fdinfo; -1 if unknown */
-static int live_wds(struct inofd *in, int **out, size_t *n)
-{
-	char p[64], line[512];
-	size_t cap = 0;
-	int *v = NULL;
-	FILE *f;
-
-	if (in->backend == INOFD_BACKEND_FANOTIFY)
-		return inofd__fan_live_wds(in, out, n);
-	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", in->ifd);
-	f = fopen(p, "re");
-	if (!f)
-		return -1;
-	*n = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int wd;
-
-		if (sscanf(line, "inotify wd:%x", &wd) != 1)
-			continue;
-		if (inofd__ints_push(&v, n, &cap, (int)wd)) {
-			free(v);
-			fclose(f);
-			return -1;
-		}
-	}
-	fclose(f);
-	*out = v;
-	return 0;
-}
-
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -709,7 +685,7 @@ static void overflow(struct inofd *in)
 		}
 	}
 	/* lost IN_IGNORED events leave dead watches: ask the kernel */
-	if (live_wds(in, &live, &nlive) == 0 && in->nkw) {
+	if (inofd__backend_live_wds(in, &live, &nlive) == 0 && in->nkw) {
 		qsort(live, nlive, sizeof(*live), cmp_int);
 		dead = malloc(in->nkw * sizeof(*dead));
 		for (i = 0; dead && i < in->kwsize; i++) {
@@ -799,6 +775,8 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
 				inofd__tree_newdir(in, m, name);
 	if (mask & IN_MOVE_SELF)
 		self_moved(in, wd);
+	if ((mask & IN_DELETE) && name && in->plain_files)
+		inofd__plain_name_left(in, kw, name);
 	end_fired(in, wd);
 }
 
@@ -889,7 +867,8 @@ run_watch(struct inofd *in, struct run *u, int wd, const char *rec)
 		return;
 	if (!inofd__mem_path(in, m, &dl))
 		return;		/* no path: the name stays in the buffer */
-	u->slow = SLOW_BITS;
+	/* a name that leaves may be a plain watch's path */
+	u->slow = SLOW_BITS | (in->plain_files ? IN_DELETE : 0);
 	u->want = r->mask & IN_ALL_EVENTS;
 	u->id = r->id;
 	u->data = r->data;

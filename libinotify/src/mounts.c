@@ -376,16 +376,32 @@ static void unrecord(struct inofd *in, size_t i)
 	in->mrec[i] = in->mrec[--in->nmrec];
 }
 
-/* The tree's root is no longer where its path leads: lost. */
-static void root_hidden(struct inofd *in, struct inofd__reg *r)
+/*
+ * A mount over the root or above it came or went: is the root still where
+ * its path leads?  If not, and its watch died with its mount (a file
+ * system unmounted: inotify says IN_UNMOUNT, which fanotify never says),
+ * the tree ends as the kernel ends a watch there, IN_UNMOUNT then
+ * IN_IGNORED (issue 26); a root that lives on where no path of the tree
+ * leads (covered, or a bind mount gone) is lost.  True if r was freed.
+ */
+static bool root_hidden(struct inofd *in, struct inofd__reg *r)
 {
 	struct stat st;
 
 	if (stat(r->path, &st) == 0 && st.st_dev == r->root->kw->dev &&
 	    st.st_ino == r->root->kw->ino &&
 	    inofd__backend_same(in, r->root->kw->wd, r->path))
-		return;
+		return false;
+	if (!inofd__backend_live(in, r->root->kw->wd)) {
+		inofd__emit(in, r->root, INOFD_EV_INOTIFY,
+			    &(struct inofd__raw){ IN_UNMOUNT | IN_ISDIR, 0,
+						  NULL },
+			    INOFD_EVF_SYNTHETIC);
+		inofd__reg_end(in, r, true, INOFD_EVF_SYNTHETIC);
+		return true;
+	}
 	inofd__tree_lost(in, r);
+	return false;
 }
 
 /*
@@ -419,9 +435,9 @@ static void replace(struct inofd *in, struct inofd__reg *r,
 /*
  * Mount point it (absolute, real) came, went or moved; tree r's root is
  * really at root (rl bytes).  look: act on it (else only record where a
- * mount in the table is).
+ * mount in the table is).  True if r was freed (its mount went).
  */
-static void one_point(struct inofd *in, struct inofd__reg *r,
+static bool one_point(struct inofd *in, struct inofd__reg *r,
 		      const char *root, size_t rl, const struct item *it,
 		      bool look)
 {
@@ -434,9 +450,7 @@ static void one_point(struct inofd *in, struct inofd__reg *r,
 	/* over the root or a directory above it */
 	if (pl <= rl && !strncmp(root, p, pl) &&
 	    (pl == rl || p[pl - 1] == '/' || root[pl] == '/')) {
-		if (look)
-			root_hidden(in, r);
-		return;
+		return look && root_hidden(in, r);
 	}
 	/* below the root? */
 	if (rl == 1)
@@ -444,12 +458,12 @@ static void one_point(struct inofd *in, struct inofd__reg *r,
 	else if (pl > rl + 1 && !strncmp(root, p, rl) && p[rl] == '/')
 		s = p + rl + 1;
 	else
-		return;
+		return false;
 	for (;;) {
 		size_t len = strcspn(s, "/");
 
 		if (!len || len > NAME_MAX)
-			return;
+			return false;
 		memcpy(comp, s, len);
 		comp[len] = '\0';
 		s += len;
@@ -468,7 +482,7 @@ static void one_point(struct inofd *in, struct inofd__reg *r,
 			    (in->mtries < MAX_TRIES &&
 			     inofd__tree_wants(r, m, comp, r->dev)))
 				in->mretry = true;
-			return;
+			return false;
 		}
 		m = c;
 		s++;
@@ -477,23 +491,24 @@ static void one_point(struct inofd *in, struct inofd__reg *r,
 		if (it->here)
 			record(in, it->id, r->id, m->kw->wd, comp, NULL);
 		if (!look)
-			return;
+			return false;
 		/* the table does not match the names: a re-walk says */
 		if (c)
 			in->rescan_due = in->crawl_due = true;
-		return;
+		return false;
 	}
 	if (it->here)
 		record(in, it->id, r->id, m->kw->wd, comp, &st);
 	if (!look)
-		return;
+		return false;
 	/* (dev, ino) may be another tmpfs's: the backend checks further */
 	if (c && st.st_dev == c->kw->dev && st.st_ino == c->kw->ino &&
 	    inofd__backend_same(in, c->kw->wd, p))
-		return;			/* what the tree holds: no change */
+		return false;		/* what the tree holds: no change */
 	if (!c && !inofd__tree_wants(r, m, comp, st.st_dev))
-		return;
+		return false;
 	replace(in, r, m, c, comp);
+	return false;
 }
 
 /* Every tree (or only tree only), for each mount point of v (sorted:
@@ -515,18 +530,24 @@ static void act(struct inofd *in, const struct item *v, size_t n,
 			    r->lost || r->moving || !r->path ||
 			    (only && r != only))
 				continue;
-			/* mountinfo's paths are real: so must the root's be */
+			/*
+			 * mountinfo's paths are real: so is the root's, made
+			 * real at watch time (api.c) and renamed since by
+			 * records all applied (the table is read after
+			 * EAGAIN).  Its path leading nowhere is no reason to
+			 * look away: the mount that held it may have gone.
+			 */
 			root = realpath(r->path, NULL);
-			if (!root) {
-				/* not where its path says: the renames
-				 * that moved it are the tree's business */
-				if (errno == ENOMEM)
-					in->rescan_due = in->crawl_due = true;
+			if (!root && errno == ENOMEM) {
+				in->rescan_due = in->crawl_due = true;
 				continue;
 			}
+			if (!root && !(root = strdup(r->path)))
+				continue;
 			rl = strlen(root);
 			for (k = 0; k < n && !r->lost; k++)
-				one_point(in, r, root, rl, &v[k], !only);
+				if (one_point(in, r, root, rl, &v[k], !only))
+					break;	/* r ended */
 			free(root);
 		}
 	}

@@ -139,6 +139,13 @@ act() { mv p q; touch q/r/a q/r/s/b; mv q p; mv p/r p/rr; touch p/rr/s/c; }
 run 2 "p/r/ CREATE a
 p/r/s/ CREATE b
 p/r/s/ CREATE c" -m -q -t 1 -r -e create p/r
+# a FILE through a symlink: the directory it named then, by its real path
+# (issue 26: FILE/sub/ named the link's new target after ln -sfn)
+mkdir -p sr/sub so/sub
+ln -s sr SL
+act() { ln -s so SL.n; mv -T SL.n SL; touch sr/sub/f so/sub/g; mv sr sr2; touch sr2/sub/h; }
+run 2 "$T/sr/sub/ CREATE f
+$T/sr2/sub/ CREATE h" -m -q -t 1 -r -e create SL
 mkdir -p d/t2/u
 act() { rmdir d/t2/u; }
 run 0 "d/t2/u/ IGNORED " -q -r -e ignored d/t2

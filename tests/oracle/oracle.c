@@ -39,7 +39,7 @@
  *
  * usage: oracle [-s SEED | -c COUNT [-S FIRST] | -T SEC] [-n OPS]
  *               [-B auto|kernel|procfd|fanotify|both|all]
- *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v] [-NXLRMCE]
+ *               [-q MAX_QUEUED_EVENTS] [-x KINDS] [-D OPS] [-v] [-NXLRMCEWYU]
  *   -s SEED   run one seed;  -c COUNT  run seeds FIRST..FIRST+COUNT-1
  *   -q N      root only: lower fs.inotify.max_queued_events to N for the
  *             instance this test creates (restored right after); use it in
@@ -65,7 +65,12 @@
  *   -W        concurrent writers: other processes making, writing, renaming
  *             and deleting files in directories of their own, in and out of
  *             the tree, while those directories are renamed (op mvw)
- *   (ORACLE_FEATURES=NXLRMC in the environment adds the same; see README)
+ *   -Y        roots given through a symlink (to the root, or to an ancestor),
+ *             the link retargeted; symlinks and hard links in the tree
+ *             (ops symlink hardlink relink)
+ *   -U        BASE is a mount (tmpfs or bind) that goes at the end, umount
+ *             or umount -l: the tree must end or be lost, never go silent
+ *   (ORACLE_FEATURES=NXLRMCEWYU in the environment adds the same; see README)
  * Every seed runs even when one fails; the exit status says if any did.
  * Exit: 0 every seed passed, 1 a divergence, 2 usage or setup error.
  */
@@ -180,6 +185,7 @@ struct node {
 	int wdir;		/* -W: a writer's directory: its index + 1 */
 	unsigned long made;	/* -W: the step it was made in (or came
 				 * into the tree in); 0: before the first */
+	bool link;		/* -Y: a symlink (never written through) */
 };
 
 /* one stretch of time during which an object held a path */
@@ -311,6 +317,15 @@ struct run {
 	unsigned long wstep;
 	int w_rescans;		/* rescans when the writers started */
 	unsigned long wfiles, wstrict;	/* files counted, strict steps */
+	/* -Y: the root given through BASE/lr -> a/p/<root> (1) or through
+	 * BASE/la/p/<root>, la -> a (2); 0: no link */
+	int rootlink;
+	struct rng g5;		/* -Y and -U choices: a stream of their own */
+	/* -U: BASE is a tmpfs (1) or a bind mount of BASE.src (2), which
+	 * goes (umount, or umount -l when umnt_lazy) at the end */
+	int umnt;
+	bool umnt_lazy;
+	char bsrc[PATH_MAX];
 };
 
 static void note(struct run *r, const char *fmt, ...)
@@ -325,17 +340,21 @@ static void note(struct run *r, const char *fmt, ...)
 #define F_CONSUMER	0x20u	/* -C: event order and sequence numbers */
 #define F_XCHG		0x40u	/* -E: renameat2() EXCHANGE and NOREPLACE */
 #define F_WRITER	0x80u	/* -W: concurrent writers (other processes) */
+#define F_SYMLINKS	0x100u	/* -Y: roots through symlinks, symlinks and
+				 * hard links in the tree */
+#define F_UMNT		0x200u	/* -U: the mount holding the root goes */
 static unsigned int feat;
 
 static const char *featargs(void)
 {
-	static char b[32];
+	static char b[40];
 
-	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
+	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
 		 feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
 		 feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
 		 feat & F_CONSUMER ? " -C" : "", feat & F_XCHG ? " -E" : "",
-		 feat & F_WRITER ? " -W" : "");
+		 feat & F_WRITER ? " -W" : "",
+		 feat & F_SYMLINKS ? " -Y" : "", feat & F_UMNT ? " -U" : "");
 	return b[0] ? b + 1 : b;
 }
 static bool mounts_ok;		/* -M: this process may mount */
@@ -1892,6 +1911,8 @@ enum op {
 	OP_XCHG, OP_NOREPL,
 	/* -W */
 	OP_MVW,
+	/* -Y */
+	OP_SYMLINK, OP_HARDLINK, OP_RELINK,
 	OP_N
 };
 
@@ -1901,6 +1922,7 @@ static const char *const opname[OP_N] = {
 	"flood", "plain", "plainrm",
 	"remk", "swap", "onto", "mvnew", "mount", "umount",
 	"xchg", "norepl", "mvw",
+	"symlink", "hardlink", "relink",
 };
 
 /* -D: operations (and "relroot", "batch", "interleave") left out */
@@ -2036,7 +2058,7 @@ static bool do_op(struct run *r, enum op op)
 		int fd;
 
 		m = pick(r, r->root, false, false);
-		if (!m)
+		if (!m || m->link)
 			return false;
 		rel(m, b, sizeof(b));
 		fd = openat(r->basefd, b, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -2346,6 +2368,84 @@ static bool do_op(struct run *r, enum op op)
 		return xchg_op(r);
 	case OP_NOREPL:
 		return norepl_op(r);
+	case OP_SYMLINK: {
+		/* a symlink in the tree (or in out/): an entry, never a
+		 * directory of the tree, whatever it points to */
+		static const char *const tg[] = { "..", ".", "nowhere" };
+		char t[PATH_MAX];
+
+		if (nfiles >= MAXFILES)
+			return false;
+		d = rnd(&r->g, 4) ? pick(r, r->root, true, false) :
+				    pick(r, r->out, true, false);
+		k = rnd(&r->g, 5);
+		if (k < 3) {
+			fmt_path(t, sizeof(t), "%s", tg[k]);
+		} else {
+			to = pick(r, k == 3 ? r->root : r->out, true, false);
+			if (!to)
+				return false;
+			absp(r, to, t, sizeof(t));
+		}
+		name_for(r, &r->g, d, 'f', nm, sizeof(nm));
+		m = node_new(r, d, nm, false);
+		m->link = true;
+		rel(m, b, sizeof(b));
+		r->tick++;
+		record(r, m);
+		if (symlinkat(t, r->basefd, b))
+			fs_fail(r, "symlink", b);
+		set_ino(r, m, b);
+		note(r, "ln -s %s %s", t, b);
+		return true;
+	}
+	case OP_HARDLINK: {
+		/* a second name for a file of the tree, in it or in out/ */
+		char s[PATH_MAX];
+
+		m = pick(r, r->root, false, false);
+		if (!m || m->link || nfiles >= MAXFILES)
+			return false;
+		d = rnd(&r->g, 2) ? pick(r, r->root, true, false) :
+				    pick(r, r->out, true, false);
+		if (!d || mnt_of(d) != mnt_of(m->parent))
+			return false;	/* EXDEV */
+		rel(m, s, sizeof(s));
+		name_for(r, &r->g, d, 'f', nm, sizeof(nm));
+		to = node_new(r, d, nm, false);
+		rel(to, b, sizeof(b));
+		r->tick++;
+		record(r, to);
+		if (linkat(r->basefd, s, r->basefd, b, 0))
+			fs_fail(r, "link", b);
+		to->ino = m->ino;
+		note(r, "ln %s %s", s, b);
+		return true;
+	}
+	case OP_RELINK: {
+		/* the link the root was given through: ln -sfn elsewhere,
+		 * or back to where the root (or a) now is */
+		char t[PATH_MAX];
+		const char *ln = r->rootlink == 1 ? "lr" : "la";
+
+		if (!r->rootlink)
+			return false;
+		if (rnd(&r->g5, 2))
+			fmt_path(t, sizeof(t), "out");
+		else if (r->rootlink == 2)
+			fmt_path(t, sizeof(t), "%s", r->a->name);
+		else if (r->root)
+			rel(r->root, t, sizeof(t));
+		else
+			return false;
+		fmt_path(b, sizeof(b), "%s.new", ln);
+		if (symlinkat(t, r->basefd, b) ||
+		    renameat(r->basefd, b, r->basefd, ln))
+			fs_fail(r, "ln -sfn", ln);
+		r->tick++;
+		note(r, "ln -sfn %s %s", t, ln);
+		return true;
+	}
 	default:
 		return false;
 	}
@@ -2932,7 +3032,7 @@ static void features_setup(void)
 		if (watch_limit_old <= 0)
 			watch_limit_file = NULL;
 	}
-	if (feat & F_MOUNTS) {
+	if (feat & (F_MOUNTS | F_UMNT)) {
 		/* root: a mount namespace of our own; else in a user one */
 		if (geteuid() != 0 && !in_userns && !enter_userns())
 			return;
@@ -3050,10 +3150,15 @@ static void cleanup(struct run *r)
 		}
 	for (i = 0; i < MAXMNT; i++)
 		free(r->mnts[i].hidden);
+	if (r->umnt && r->basefd >= 0)
+		umount2(r->base, MNT_DETACH);	/* a failure before the end */
 	if (r->basefd >= 0)
 		close(r->basefd);
+	r->basefd = -1;
 	if (r->base[0])
 		nftw(r->base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	if (r->bsrc[0])
+		nftw(r->bsrc, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 	for (i = 0; i < r->npool; i++) {
 		free(r->pool[i]->kid);
 		free(r->pool[i]);
@@ -3095,6 +3200,8 @@ static int sysctl_set(long v)
 
 
 /* 0 pass, 1 divergence */
+static void umnt_end(struct run *r);
+
 static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		    const struct conf *cf)
 {
@@ -3119,6 +3226,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	rng_seed(&g2, seed ^ 0x5eedull << 32);
 	rng_seed(&r->g3, seed ^ 0xa11ceull << 32);
 	rng_seed(&r->g4, seed ^ 0xfea7ull << 32);
+	rng_seed(&r->g5, seed ^ 0x5171ull << 32);
 	if (feat & F_XD) {
 		r->xd_on = rnd(&r->g4, 4) != 0;
 		r->max_depth = rnd(&r->g4, 4);
@@ -3158,6 +3266,25 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	if (!realpath(r->base, b))
 		die("realpath");
 	fmt_path(r->base, sizeof(r->base), "%s", b);
+	/*
+	 * -U: BASE itself is a mount (a tmpfs, or a bind mount of a
+	 * directory beside it), which goes at the end with the tree on it
+	 */
+	if ((feat & F_UMNT) && mounts_ok) {
+		r->umnt = 1 + rnd(&r->g5, 2);
+		r->umnt_lazy = rnd(&r->g5, 2);
+		if (r->umnt == 2) {
+			fmt_path(r->bsrc, sizeof(r->bsrc), "%s.src", r->base);
+			if (mkdir(r->bsrc, 0755) ||
+			    mount(r->bsrc, r->base, NULL, MS_BIND, NULL))
+				die("bind mount BASE");
+		} else if (mount("oracle", r->base, "tmpfs", 0, "mode=0755")) {
+			die("tmpfs on BASE");
+		}
+		r->use_plain = false;	/* (their ends: see umnt_end()) */
+	} else if ((feat & F_UMNT) && !(feat & F_MOUNTS)) {
+		skipped_mounts++;	/* (-M counts it already) */
+	}
 	r->basefd = open(r->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (r->basefd < 0)
 		die(r->base);
@@ -3282,6 +3409,25 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 			die("chdir /");
 		note(r, "cd BASE; watch_tree a/p/%s; cd /   # wd %d",
 		     r->root->name, wd);
+	} else if ((feat & F_SYMLINKS) && (r->rootlink = rnd(&r->g5, 3))) {
+		char pp[PATH_MAX];
+
+		/* -Y: through BASE/lr -> a/p/<root>, or BASE/la/p/<root>
+		 * with la -> a; the tree is the real directory */
+		if (r->rootlink == 1) {
+			fmt_path(pp, sizeof(pp), "a/p/%s", r->root->name);
+			if (symlinkat(pp, r->basefd, "lr"))
+				fs_fail(r, "symlink", "lr");
+			fmt_path(pp, sizeof(pp), "%s/lr", r->base);
+		} else {
+			if (symlinkat("a", r->basefd, "la"))
+				fs_fail(r, "symlink", "la");
+			fmt_path(pp, sizeof(pp), "%s/la/p/%s", r->base,
+				 r->root->name);
+		}
+		wd = watch_tree(r, AT_FDCWD, pp);
+		note(r, "ln -s %s; watch_tree %s   # wd %d (-Y)",
+		     r->rootlink == 1 ? "a/p/ROOT lr" : "a la", pp, wd);
 	} else if (r->root_form) {
 		char pp[PATH_MAX];
 		static const char *const fm[] = { "",
@@ -3365,6 +3511,10 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		if (r->failed)
 			goto done;
 	}
+	if (r->umnt) {
+		umnt_end(r);
+		goto done;
+	}
 	if (endmode) {
 		rel(r->root, b, sizeof(b));
 		note(r, "rm -r %s   # the whole tree", b);
@@ -3442,6 +3592,77 @@ done:
 	return ret;
 }
 
+/*
+ * -U: the mount that holds the tree (BASE) goes, umount or umount -l.
+ * The tree must end (its IN_IGNORED) or be lost (an INOFD_EV_ERROR),
+ * never go on silently; and no event of it may have a path once the
+ * paths name nothing of it: neither an entry made through the bind
+ * mount's source (the tree's objects live on there) nor one made in
+ * the covered directory at the same path.
+ */
+static void umnt_end(struct run *r)
+{
+	char b[PATH_MAX], rp[PATH_MAX] = "";
+	int ret, fd;
+
+	if (r->root)
+		rel(r->root, rp, sizeof(rp));
+	note(r, "umount%s BASE   # -U: %s", r->umnt_lazy ? " -l" : "",
+	     r->umnt == 1 ? "a tmpfs" : "a bind mount of BASE.src");
+	close(r->basefd);
+	r->basefd = -1;
+	r->regs[0].ended = true;	/* its IN_IGNORED may come now */
+	if (umount2(r->base, r->umnt_lazy ? MNT_DETACH : 0))
+		die("umount BASE");
+	r->tick++;
+	unrecord(r, r->top);
+	drain(r);
+	if (r->failed)
+		return;
+	if (!r->regs[0].ignored && !r->lost) {
+		diverge(r, "[umount] the mount holding the root went: no IN_IGNORED, no loss reported");
+		return;
+	}
+	r->qtick = r->tick;	/* the old paths are no one's now */
+	if (r->root && r->umnt == 2) {
+		fmt_path(b, sizeof(b), "%s/%s/after-src", r->bsrc, rp);
+		fd = open(b, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die(b);
+		close(fd);
+		note(r, "touch BASE.src/%s/after-src", rp);
+	}
+	if (r->root) {
+		fmt_path(b, sizeof(b), "mkdir -p %s/%s", r->base, rp);
+		if (system(b))
+			die(b);
+		fmt_path(b, sizeof(b), "%s/%s/after-covered", r->base, rp);
+		fd = open(b, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die(b);
+		close(fd);
+		note(r, "mkdir -p BASE/%s; touch BASE/%s/after-covered", rp,
+		     rp);
+	}
+	drain(r);
+	if (r->failed)
+		return;
+	if (!r->regs[0].ignored) {
+		ret = inofd_unwatch(r->in, r->regs[0].wd);
+		note(r, "unwatch %d   # the lost tree", r->regs[0].wd);
+		if (ret < 0)
+			diverge(r, "[api] inofd_unwatch(lost tree): %s",
+				inofd_strerror(ret));
+		drain(r);
+	}
+	if (!r->failed && r->regs[0].ignored != 1)
+		diverge(r, "[ignored] %d IN_IGNORED for the tree after its mount went",
+			r->regs[0].ignored);
+	if (!r->failed && (ret = inofd_watch_count(r->in)) != 0)
+		diverge(r, "[count] inofd_watch_count() is %d after the tree ended",
+			ret);
+}
+
 /* ------------------------------------------------------------ main */
 
 static void usage(void)
@@ -3450,7 +3671,8 @@ static void usage(void)
 		"              [-B auto|kernel|procfd|fanotify|both|all] [-q MAX_QUEUED] [-x KINDS] [-D OPS] [-v]\n"
 		"              [-N names reused] [-X exclude/max_depth] [-L limits] [-R root forms]\n"
 		"              [-M mounts] [-C consumer checks] [-E renameat2 exchange]\n"
-		"              [-W concurrent writers]   (tests/oracle/README)\n");
+		"              [-W concurrent writers] [-Y symlinks, hard links]\n"
+		"              [-U the root's mount goes]   (tests/oracle/README)\n");
 	exit(2);
 }
 
@@ -3463,7 +3685,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMCEW")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMCEWYU")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -3523,6 +3745,12 @@ int main(int argc, char **argv)
 		case 'W':
 			feat |= F_WRITER;
 			break;
+		case 'Y':
+			feat |= F_SYMLINKS;
+			break;
+		case 'U':
+			feat |= F_UMNT;
+			break;
 		default:
 			usage();
 		}
@@ -3539,7 +3767,8 @@ int main(int argc, char **argv)
 		feat |= (strchr(e, 'N') ? F_NAMES : 0) | (strchr(e, 'X') ? F_XD : 0) |
 			(strchr(e, 'L') ? F_LIMITS : 0) | (strchr(e, 'R') ? F_ROOTF : 0) |
 			(strchr(e, 'M') ? F_MOUNTS : 0) | (strchr(e, 'C') ? F_CONSUMER : 0) |
-			(strchr(e, 'E') ? F_XCHG : 0) | (strchr(e, 'W') ? F_WRITER : 0);
+			(strchr(e, 'E') ? F_XCHG : 0) | (strchr(e, 'W') ? F_WRITER : 0) |
+			(strchr(e, 'Y') ? F_SYMLINKS : 0) | (strchr(e, 'U') ? F_UMNT : 0);
 	}
 	if (feat & F_NAMES) {
 		weight[OP_REMK] = 4;
@@ -3557,6 +3786,11 @@ int main(int argc, char **argv)
 	}
 	if (feat & F_WRITER)
 		weight[OP_MVW] = 10;
+	if (feat & F_SYMLINKS) {
+		weight[OP_SYMLINK] = 3;
+		weight[OP_HARDLINK] = 3;
+		weight[OP_RELINK] = 2;
+	}
 	for (c = 0; c < OP_N; c++)
 		if (is_disabled(opname[c]))
 			weight[c] = 0;
@@ -3587,13 +3821,8 @@ int main(int argc, char **argv)
 			fails += run_seed(s, 0, "auto", &cf);
 		seeds++;
 	}
-	printf("oracle: %llu seed(s) x %d ops, backend %s%s%s%s%s%s%s%s%s: %llu failing run(s)\n",
-	       seeds, cf.nops, be, feat & F_NAMES ? " -N" : "",
-	       feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
-	       feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
-	       feat & F_CONSUMER ? " -C" : "", feat & F_XCHG ? " -E" : "",
-	       feat & F_WRITER ? " -W" : "",
-	       fails);
+	printf("oracle: %llu seed(s) x %d ops, backend %s%s%s: %llu failing run(s)\n",
+	       seeds, cf.nops, be, featargs()[0] ? " " : "", featargs(), fails);
 	if (unseen_mounts)
 		printf("oracle: %lu run(s) made no more mounts after the library said it has no mount table (-EOPNOTSUPP)\n",
 		       unseen_mounts);
@@ -3609,7 +3838,7 @@ int main(int argc, char **argv)
 	for (c = 0; c < 32 && kinds[c].kind[0]; c++)
 		printf("oracle:   %-16s %lu%s\n", kinds[c].kind, kinds[c].n,
 		       tolerated(kinds[c].kind) ? " (tolerated)" : "");
-	if (!fails && (feat & F_MOUNTS) && skipped_mounts == seeds *
+	if (!fails && (feat & (F_MOUNTS | F_UMNT)) && skipped_mounts == seeds *
 	    (!strcmp(be, "both") ? 2 : !strcmp(be, "all") ? 3 : 1))
 		return 4;	/* kselftest's skip: nothing of -M ran */
 	return fails ? 1 : 0;

@@ -17,6 +17,7 @@ TESTS(mounts)
 TESTS(stream)
 TESTS(pool)
 TESTS(exchange)
+TESTS(sym)
 
 int main(void)
 {
@@ -36,6 +37,7 @@ int main(void)
 		{ stream_tests, &stream_ntests },
 		{ pool_tests, &pool_ntests },
 		{ exchange_tests, &exchange_ntests },
+		{ sym_tests, &sym_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;

@@ -545,6 +545,108 @@ static void mount_fan_tmpfs_reused(void **state)
 }
 
 /*
+ * The mount holding a tree's root goes away (issue 26, reproduction 4):
+ * umount M, or umount -l M, with the tree at M/t, M a tmpfs or a bind
+ * mount, on procfd and fanotify.  The tree ends (IN_UNMOUNT, IN_IGNORED:
+ * what the kernel says of a tmpfs on inotify; the library says it on
+ * fanotify, which has no such event) or is lost (a bind mount: its
+ * objects live on, where no path of the tree leads), never silently: and
+ * nothing after it has a path.
+ */
+static int root_mount_variant(struct fx *f, unsigned int flags, bool bind,
+			      bool lazy, int k)
+{
+	struct inofd_opts o = { .sz = sizeof(o), .flags = flags };
+	char m[64], src[64], t[80], e[96];
+	struct inofd *in;
+	int wd, i, ended, lost, from = f->n;
+
+	if (inofd_new(&in, &o))
+		return 77;
+	snprintf(m, sizeof(m), "m%d", k);
+	snprintf(src, sizeof(src), "src%d", k);
+	MKD(P(f, m));
+	if (bind) {
+		MKD(P(f, src));
+		CHECK(mount(P(f, src), P(f, m), NULL, MS_BIND, NULL) == 0, 40);
+	} else {
+		CHECK(mount("inofd", P(f, m), "tmpfs", 0, NULL) == 0, 41);
+	}
+	snprintf(t, sizeof(t), "%s/t", m);
+	MKD(P(f, t));
+	snprintf(e, sizeof(e), "%s/t/a", m);
+	MKD(P(f, e));
+	wd = inofd_watch_tree_at(in, AT_FDCWD, P(f, t), IN_CREATE, NULL);
+	CHECK(wd >= 0, 42);
+	CHECK(collect_quiet(in, 50, 0, f->r, &f->n, MAXREC) >= 0, 43);
+	CHECK(umount2(P(f, m), lazy ? MNT_DETACH : 0) == 0, 44);
+	CHECK(collect_quiet(in, 50, 0, f->r, &f->n, MAXREC) >= 0, 45);
+	ended = lost = 0;
+	for (i = from; i < f->n; i++) {
+		if (f->r[i].wd != wd)
+			continue;
+		if (f->r[i].type == INOFD_EV_INOTIFY &&
+		    (f->r[i].mask & IN_IGNORED) &&
+		    !(f->r[i].flags & INOFD_EVF_MEMBER))
+			ended++;
+		if (f->r[i].type == INOFD_EV_ERROR &&
+		    (f->r[i].flags & INOFD_EVF_LOST))
+			lost++;
+	}
+	if (ended + lost == 0 || ended > 1 || lost > 1)
+		fprintf(stderr, "test_mounts: %s%s %s: ended %d lost %d\n",
+			lazy ? "lazy " : "", bind ? "bind" : "tmpfs",
+			flags == INOFD_FORCE_FANOTIFY ? "fanotify" : "procfd",
+			ended, lost);
+	CHECK(ended + lost >= 1 && ended <= 1 && lost <= 1, 46);
+	CHECK(!ended || inofd_watch_count(in) == 0, 47);
+	/* the covered directory gets a t, the bind's source a new entry */
+	i = f->n;
+	MKD(P(f, t));
+	MKD(P(f, e));
+	if (bind) {
+		snprintf(e, sizeof(e), "%s/t/a/y", src);
+		MKF(P(f, e));
+	}
+	snprintf(e, sizeof(e), "%s/t/a/x", m);
+	MKF(P(f, e));
+	CHECK(collect_quiet(in, 50, 0, f->r, &f->n, MAXREC) >= 0, 48);
+	for (; i < f->n; i++)
+		CHECK(f->r[i].wd != wd || !f->r[i].path[0], 49);
+	inofd_free(in);
+	return 0;
+}
+
+static int root_mount_body(struct fx *f)
+{
+	static const unsigned int be[] = { INOFD_FORCE_PROCFD,
+					   INOFD_FORCE_FANOTIFY };
+	int k = 0, b, bind, lazy, r;
+
+	for (b = 0; b < 2; b++)
+		for (bind = 0; bind < 2; bind++)
+			for (lazy = 0; lazy < 2; lazy++) {
+				r = root_mount_variant(f, be[b], bind, lazy,
+						       k++);
+				if (r == 77 && b == 1)
+					break;	/* no fanotify here */
+				if (r)
+					return r;
+			}
+	return 0;
+}
+
+static int root_mount_child(void *arg)
+{
+	return run(arg, root_mount_body);
+}
+
+static void mount_of_root_goes(void **state)
+{
+	expect(*state, root_mount_child);
+}
+
+/*
  * The mountinfo descriptors are made at the first tree, not by inofd_new()
  * (DESIGN.md, "Mounts inside a tree"): an instance without a tree holds
  * two descriptors (the backend's and the epoll instance inofd_fd()
@@ -923,6 +1025,7 @@ DEFINE_TESTS(mounts,
 	T(mount_umount_after_renames),
 	T(mount_nested_in_tree),
 	T(mount_over_root_is_lost),
+	TN(mount_of_root_goes),
 	T(mount_table_missing_said),
 	T(mount_table_fds_short),
 	T(mount_tmpfs_reused),
