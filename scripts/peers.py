@@ -137,7 +137,12 @@ def rev_paths(repo, rev):
 
 
 def reset_tree(repo, rev):
+    # a git killed in the middle (an interrupted run) leaves its lock
+    lock = os.path.join(repo, ".git", "index.lock")
+    if os.path.exists(lock):
+        os.unlink(lock)
     git(repo, "checkout", "-q", "-f", rev)
+    git(repo, "reset", "-q", "--hard")
     git(repo, "clean", "-q", "-f", "-d", "-x")
 
 
@@ -630,7 +635,18 @@ class Watchman(Tool):
 
 
 # ------------------------------------------------------------ one run
-def run_tool(tool, repo, run, switches, quiet, valid, deep, rundir, fh):
+def run_tool(tool, *a):
+    try:
+        return run_tool1(tool, *a)
+    except BaseException:
+        try:
+            tool.stop()
+        except Exception:
+            pass
+        raise
+
+
+def run_tool1(tool, repo, run, switches, quiet, valid, deep, rundir, fh):
     revA, revB = REVS[0][0], REVS[1][0]
     reset_tree(repo, revA)
     shutil.rmtree(rundir, ignore_errors=True)
@@ -869,7 +885,28 @@ def cmd_run(args):
         log_line(fh, "peers: tool " + kv([("name", t.name), ("version", t.version()),
                                           ("mode", t.mode)]))
         active.append(t)
-    # run 1 of every tool, then run 2, ...: load changes spread over all
+    # run 1 of every tool, then run 2, ...: load changes spread over all.
+    # SIGTERM or ^C: the tool running is stopped, the log says so and the
+    # table is made of the runs done.
+    try:
+        run_all(active, runs, repo, switches, quiet, valid, deep, work, fh)
+    except KeyboardInterrupt:
+        log_line(fh, "peers: interrupted")
+    try:
+        reset_tree(repo, REVS[0][0])
+    except subprocess.CalledProcessError:
+        pass
+    log_line(fh, "peers: loadavg after " + open("/proc/loadavg").read().strip())
+    if fh:
+        fh.close()
+    print()
+    if logp:
+        return cmd_report([logp] + (["--svg", args[args.index("--svg") + 1]]
+                                    if "--svg" in args else []))
+    return 0
+
+
+def run_all(active, runs, repo, switches, quiet, valid, deep, work, fh):
     for run in range(1, runs + 1):
         for t in active:
             rundir = os.path.join(work, "runs", "%s-%d" % (t.name, run))
@@ -885,15 +922,6 @@ def cmd_run(args):
                     fields.append((k, res[k]))
             fields.append(("load1", la))
             log_line(fh, "peers: result " + kv(fields))
-    reset_tree(repo, REVS[0][0])
-    log_line(fh, "peers: loadavg after " + open("/proc/loadavg").read().strip())
-    if fh:
-        fh.close()
-    print()
-    if logp:
-        return cmd_report([logp] + (["--svg", args[args.index("--svg") + 1]]
-                                    if "--svg" in args else []))
-    return 0
 
 
 def changed(repo):
@@ -1038,12 +1066,21 @@ def cmd_report(args):
     return 0
 
 
+def term(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main():
+    signal.signal(signal.SIGTERM, term)
     if len(sys.argv) < 2 or sys.argv[1] not in ("run", "report"):
         print(__doc__.strip().split("\n\n")[0], file=sys.stderr)
         return 2
     if sys.argv[1] == "run":
-        return cmd_run(sys.argv[2:])
+        try:
+            return cmd_run(sys.argv[2:])
+        except KeyboardInterrupt:
+            print("peers: interrupted before the first run", file=sys.stderr)
+            return 130
     return cmd_report(sys.argv[2:])
 
 
