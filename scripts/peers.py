@@ -19,8 +19,8 @@ when it has one, then a sentinel file made in the deepest directory, a
 new one every 0.2 s, until the tool reports one: that moment is "ready"),
 does PEERS_SWITCHES git checkouts alternating v6.12 and v6.1, makes a
 probe file in every directory of the final tree (.git excepted), waits
-until the tool's output has been still for PEERS_QUIET seconds, and
-stops it.  CPU (user+sys) and peak RSS are read from /proc for every
+until the tool's output has been still and its processes at rest for
+PEERS_QUIET seconds (default 2), and stops it.  CPU (user+sys) and peak RSS are read from /proc for every
 process of the tool's session(s): a daemon the tool talks to (watchman's
 server) is started in a session of its own and counted too.
 
@@ -727,9 +727,12 @@ def run_tool1(tool, repo, run, switches, quiet, valid, deep, rundir, fh):
     if exited_at is None and not tool.alive():
         exited_at = "probes"
 
-    # quiescence: output and error files still for `quiet` seconds
+    # quiescence: output and error files still, and the tool's processes
+    # at rest (under 20% of a CPU), for `quiet` seconds: a tool that is
+    # still working, only slowly on a loaded machine, is waited for
     last = (-1, -1)
     still = time.time()
+    lcpu = sampler.totals()[0]
     qlimit = time.time() + 300
     while time.time() < qlimit:
         try:
@@ -737,10 +740,12 @@ def run_tool1(tool, repo, run, switches, quiet, valid, deep, rundir, fh):
         except OSError:
             cur = last
         now = time.time()
-        if cur != last:
+        cpu = sampler.totals()[0]
+        if cur != last or cpu - lcpu > 0.02:
             last, still = cur, now
         elif now - still >= quiet:
             break
+        lcpu = cpu
         if not tool.alive():
             break
         time.sleep(0.1)
