@@ -100,7 +100,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 	guest-check guest-test failnth uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
 	bench-host bench-lib-host bench-python bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check watch-fd-check oracle \
-	install uninstall install-check uapi-copy-check deb deb-check post post-check \
+	install uninstall install-check uapi-copy-check deb deb-check post post-check peers \
 	distclean FORCE
 
 all: lib examples python kernel initramfs
@@ -114,7 +114,7 @@ help:
 	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some),"
 	@echo "                 then tables and SVG plots in build/guest-default/bench-report/"
 	@echo "make bench-report LOG=file OUT=dir   tables and plots from a bench log"
-	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter, bench report)"
+	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter, bench and peers reports)"
 	@echo "make sem-table   run tests/guest/sem_table (root and uid 65534), write docs/semantics-table.md"
 	@echo "make sem-table-check   DESIGN.md's copy of the semantics table equals docs/semantics-table.md"
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
@@ -145,6 +145,8 @@ help:
 	@echo "make install-check   install into a staging DESTDIR, build and run a pkg-config user, uninstall"
 	@echo "make deb         Debian packages libinofd0, libinofd-dev, inofd-tools, python3-inofd into build/deb/, then lintian"
 	@echo "make watch-fd-check   watch-fd's options and messages on the host"
+	@echo "make peers      libinofd beside inotifywait, watchdog, fswatch, watchman, @parcel/watcher,"
+	@echo "                 chokidar on one git tree (PEERS_RUNS=2 PEERS_SWITCHES=6; not in make check)"
 	@echo "make fuzz        libFuzzer on the library's event parsing (FUZZ_TIME=60 s)"
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
@@ -590,6 +592,35 @@ kernel-check: uapi-check checkpatch post-check guest-check series-check
 # Every patch builds on its own (incremental builds in $(SERIES_WORK)).
 series-check: $(BZIMAGE)
 	@scripts/series-build-check.sh $(KSRC) $(SERIES_WORK) $(KBUILD)/.config $(SERIES)
+
+# ---------------------------------------------------------------- peers
+# make peers: libinofd beside the other recursive watchers on one git work
+# tree (scripts/peers.py, BENCHMARKS.md "make peers").  A benchmark, not a
+# test: not in make check.  Its packages are its own list, installed here
+# (as root) when missing, so that make deps and CI stay lean; node and npm
+# are used as the machine has them (Debian's nodejs/npm only when there is
+# no node at all).  @parcel/watcher and chokidar come from the npm registry
+# into $(PEERS_DIR)/npm, once; without the registry they are skipped.
+PEERS_PACKAGES := python3-watchdog inotify-tools fswatch watchman git xz-utils \
+	gnuplot-nox linux-source-6.1 linux-source-6.12
+PEERS_DIR  ?= $(CACHE)/peers
+PEERS_DATE := $(shell date -u +%Y-%m-%d)
+PEERS_LOG  ?= docs/bench/peers-$(PEERS_DATE).log
+PEERS_SVG  ?= docs/bench/peers-$(PEERS_DATE).svg
+peers: examples
+	@missing=$$(for p in $(PEERS_PACKAGES) $$(command -v node >/dev/null || echo nodejs npm); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "make peers: missing Debian packages: $$missing (run as root, or apt-get install them)"; \
+			exit 1; fi; \
+		echo "make peers: installing $$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends $$missing || exit 1; \
+	fi
+	@CACHE=$(CACHE) PEERS_DIR=$(PEERS_DIR) /usr/bin/python3 scripts/peers.py run \
+		--log $(PEERS_LOG) --svg $(PEERS_SVG)
 
 # ---------------------------------------------------------------- install, packages
 # PREFIX (default /usr/local), LIBDIR, INCLUDEDIR, BINDIR, MANDIR and
