@@ -311,10 +311,6 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	r->oneshot = mask & IN_ONESHOT;
 	r->data = data;
 	r->path = path;
-	if (st.st_mode && !S_ISDIR(st.st_mode)) {
-		r->file = true;
-		in->plain_files++;
-	}
 	inofd__born(in, r, born);
 	return r->id;
 fail:
@@ -627,8 +623,6 @@ int inofd_unwatch(struct inofd *in, int wd)
 	r = inofd__reg_find(in, wd);
 	if (!r || r->owe_end)		/* ended: its IN_IGNORED is owed */
 		return -EINVAL;
-	/* plain watches sharing its directories keep its paths (table.c) */
-	r->ending = true;
 	/* its IN_IGNORED is queued now, with its data: the moment to free it */
 	inofd__reg_end(in, r, true, INOFD_EVF_SYNTHETIC);
 	return 0;

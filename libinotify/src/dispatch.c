@@ -576,10 +576,8 @@ static void self_moved(struct inofd *in, int wd)
 		next = m->kwnext;
 		if (m->kind == INOFD__MEM_PLAIN) {
 			/* a move from before the watch was made is not one
-			 * since (its path is the one it was made with); one
-			 * a tree followed is known (one truth per object) */
-			if (m->reg->born <= in->cur_pos &&
-			    !inofd__plain_follow(in, m))
+			 * since (its path is the one it was made with) */
+			if (m->reg->born <= in->cur_pos)
 				m->reg->stale = true;
 		} else if (m->kind == INOFD__MEM_NODE && m == m->reg->root &&
 			   !m->reg->plink) {
@@ -775,8 +773,6 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
 				inofd__tree_newdir(in, m, name);
 	if (mask & IN_MOVE_SELF)
 		self_moved(in, wd);
-	if ((mask & IN_DELETE) && name && in->plain_files)
-		inofd__plain_name_left(in, kw, name);
 	end_fired(in, wd);
 }
 
@@ -867,8 +863,7 @@ run_watch(struct inofd *in, struct run *u, int wd, const char *rec)
 		return;
 	if (!inofd__mem_path(in, m, &dl))
 		return;		/* no path: the name stays in the buffer */
-	/* a name that leaves may be a plain watch's path */
-	u->slow = SLOW_BITS | (in->plain_files ? IN_DELETE : 0);
+	u->slow = SLOW_BITS;
 	u->want = r->mask & IN_ALL_EVENTS;
 	u->id = r->id;
 	u->data = r->data;

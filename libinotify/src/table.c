@@ -172,8 +172,6 @@ void inofd__reg_free(struct inofd *in, struct inofd__reg *r)
 			break;
 		}
 	in->nreg--;
-	if (r->file)
-		in->plain_files--;
 	for (e = r->exclude; e && *e; e++)
 		free(*e);
 	free(r->exclude);
@@ -307,111 +305,10 @@ bool inofd__node_below(const struct inofd__mem *a, const struct inofd__mem *m)
 }
 
 /* Free one member; tree children must be gone or unlinked already. */
-/*
- * Tree node n leaves its kernel watch, which plain registrations share:
- * they borrowed its path (build()), and keep what it knew (one truth per
- * object, issue 26).  True to the end only if its tree is unwatched while
- * sure of its paths; a node that leaves for another reason (moved out of
- * the tree, swept by a crawl, deleted) leaves a path that may be stale.
- */
-static void plain_take(struct inofd *in, struct inofd__mem *n)
-{
-	const struct inofd__reg *t = n->reg;
-	bool sure = t->ending && !t->unsure && !t->lost;
-	struct inofd__mem *p;
-	const char *s = NULL;
-	size_t len;
-
-	for (p = n->kw->mems; p && p->kind != INOFD__MEM_PLAIN; p = p->kwnext)
-		;
-	if (!p)
-		return;
-	if (!t->unsure && !t->lost)
-		s = inofd__mem_path(in, n, &len);
-	for (p = n->kw->mems; p; p = p->kwnext) {
-		struct inofd__reg *r = p->reg;
-		char *d;
-
-		/* made after the record being applied: its path is newer */
-		if (p->kind != INOFD__MEM_PLAIN ||
-		    (in->at_rec && r->born > in->cur_pos))
-			continue;
-		if (s && (!r->path || strcmp(r->path, s))) {
-			d = strdup(s);
-			if (d) {
-				free(r->path);
-				r->path = d;
-			}
-			r->stale = !d || !sure;
-		} else if (s) {
-			r->stale = r->stale || !sure;
-		} else {
-			r->stale = true;
-		}
-	}
-	inofd__paths_changed(in);
-}
-
-bool inofd__plain_follow(struct inofd *in, struct inofd__mem *p)
-{
-	struct inofd__mem *n;
-	const char *s;
-	size_t len;
-	char *d;
-
-	for (n = p->kw->mems; n; n = n->kwnext)
-		if (n->kind == INOFD__MEM_NODE && !n->reg->unsure &&
-		    !n->reg->lost)
-			break;
-	if (!n || !(s = inofd__mem_path(in, n, &len)))
-		return false;
-	if (!p->reg->path || strcmp(p->reg->path, s)) {
-		if (!(d = strdup(s)))
-			return false;
-		free(p->reg->path);
-		p->reg->path = d;
-		inofd__paths_changed(in);
-	}
-	return true;
-}
-
-void inofd__plain_name_left(struct inofd *in, struct inofd__kw *kw,
-			    const char *name)
-{
-	struct inofd__mem *m;
-	unsigned int i;
-
-	for (m = kw->mems; m; m = m->kwnext) {
-		const char *d;
-		size_t dl, nl = strlen(name);
-
-		if (m->kind == INOFD__MEM_PARENT ||
-		    !(d = inofd__mem_path(in, m, &dl)))
-			continue;
-		if (dl && d[dl - 1] == '/')
-			dl--;
-		for (i = 0; i < in->regsize; i++) {
-			struct inofd__reg *r;
-
-			for (r = in->regtab[i]; r; r = r->hnext)
-				if (r->file && r->path &&
-				    (!in->at_rec || r->born <= in->cur_pos) &&
-				    !strncmp(r->path, d, dl) &&
-				    r->path[dl] == '/' &&
-				    !strcmp(r->path + dl + 1, name) &&
-				    strlen(r->path + dl + 1) == nl)
-					r->stale = true;
-		}
-	}
-}
-
 void inofd__mem_free(struct inofd *in, struct inofd__mem *m)
 {
 	struct inofd__kw *kw = m->kw;
 	struct inofd__mem **pp;
-
-	if (m->kind == INOFD__MEM_NODE && kw->mems && kw->mems->kwnext)
-		plain_take(in, m);
 
 	for (pp = &kw->mems; *pp; pp = &(*pp)->kwnext)
 		if (*pp == m) {

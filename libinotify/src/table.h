@@ -41,15 +41,6 @@ INOFD__HIDDEN struct inofd__mem *inofd__mem_new(struct inofd *in,
 						struct inofd__reg *r,
 						struct inofd__kw *kw, int kind);
 INOFD__HIDDEN void inofd__mem_free(struct inofd *in, struct inofd__mem *m);
-/* plain member p takes the path a tree node on its kernel watch knows
- * (after a move of its object): false if none knows it */
-INOFD__HIDDEN bool inofd__plain_follow(struct inofd *in,
-				       struct inofd__mem *p);
-/* name left directory kw (IN_DELETE): a plain registration on a file by
- * that path may name nothing, or another object, from now on */
-INOFD__HIDDEN void inofd__plain_name_left(struct inofd *in,
-					  struct inofd__kw *kw,
-					  const char *name);
 /* m's name becomes a copy of name (kept in m when short); -ENOMEM, and
  * the old name is kept, without memory. */
 INOFD__HIDDEN int inofd__node_name(struct inofd__mem *m, const char *name);

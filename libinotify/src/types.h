@@ -227,9 +227,6 @@ struct inofd__reg {
 	bool			oneshot;
 	bool			fired;		/* oneshot: it reported once */
 	bool			stale;		/* plain: moved since added */
-	bool			file;		/* plain: not a directory */
-	bool			ending;		/* tree: unwatched, its paths
-						 * true to the end */
 	bool			lost;		/* tree: location unknown */
 	bool			moving;		/* tree: root rename pending */
 	bool			unsure;		/* tree: a rename above the root
@@ -339,8 +336,6 @@ struct inofd {
 	unsigned int		regsize, nreg;
 	int			next_id;
 	unsigned int		nuser;		/* inofd_watch_count() */
-	unsigned int		plain_files;	/* plain registrations on
-						 * non-directories */
 	unsigned int		epoch;		/* bumped when a path changes */
 
 	/* queue.c: ready events in blocks, handed out in order.  qw..qwend
