@@ -329,49 +329,46 @@ static void instance_dealloc(InstanceObject *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* mask: an int in 0..2^32-1 */
-static int conv_mask(PyObject *o, void *p)
+/*
+ * An int in 0..2^32-1 into *out (PyArg's "I" would wrap a negative one);
+ * what names it in the errors: "mask" or "value".
+ */
+static int conv_u32(PyObject *o, uint32_t *out, const char *what)
 {
-	unsigned long long v;
-	int overflow;
 	long long s;
+	int overflow;
 
 	if (!PyLong_Check(o)) {
-		PyErr_Format(PyExc_TypeError, "mask must be an int, not %.100s",
-			     Py_TYPE(o)->tp_name);
+		PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s",
+			     what, Py_TYPE(o)->tp_name);
 		return 0;
 	}
 	s = PyLong_AsLongLongAndOverflow(o, &overflow);
 	if (s == -1 && PyErr_Occurred())
 		return 0;
 	if (overflow || s < 0 || s > 0xffffffffLL) {
-		PyErr_SetString(PyExc_ValueError, "mask out of range (0 .. 2**32-1)");
+		PyErr_Format(PyExc_ValueError, "%s out of range (0 .. 2**32-1)",
+			     what);
 		return 0;
 	}
-	v = (unsigned long long)s;
-	*(uint32_t *)p = (uint32_t)v;
+	*out = (uint32_t)s;
 	return 1;
 }
 
-/* an int in 0..UINT_MAX (PyArg's "I" would wrap a negative one) */
+/* mask: an int in 0..2^32-1 */
+static int conv_mask(PyObject *o, void *p)
+{
+	return conv_u32(o, p, "mask");
+}
+
+/* an unsigned int option (timeouts, queue_max, max_depth) */
 static int conv_uint(PyObject *o, void *p)
 {
-	long long s;
-	int overflow;
+	uint32_t v;
 
-	if (!PyLong_Check(o)) {
-		PyErr_Format(PyExc_TypeError, "expected an int, not %.100s",
-			     Py_TYPE(o)->tp_name);
+	if (!conv_u32(o, &v, "value"))
 		return 0;
-	}
-	s = PyLong_AsLongLongAndOverflow(o, &overflow);
-	if (s == -1 && PyErr_Occurred())
-		return 0;
-	if (overflow || s < 0 || s > UINT_MAX) {
-		PyErr_SetString(PyExc_ValueError, "value out of range (0 .. 2**32-1)");
-		return 0;
-	}
-	*(unsigned int *)p = (unsigned int)s;
+	*(unsigned int *)p = v;
 	return 1;
 }
 
