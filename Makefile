@@ -26,7 +26,17 @@ FRAGMENTS := kconfig/guest.config
 QEMU_MEM  ?= 512M
 QEMU_TIMEOUT ?= 1200
 endif
-export QEMU_MEM QEMU_TIMEOUT
+# Exported only when the user gave them: one variant's defaults must not
+# reach a sub-make of the other (make check's debug suite ran in 512M under
+# the default kernel's 1200 s bound when they were always exported).  The
+# recipes pass them to run-guest.sh themselves ($(GUEST_ENV)).
+ifneq ($(origin QEMU_MEM),file)
+export QEMU_MEM
+endif
+ifneq ($(origin QEMU_TIMEOUT),file)
+export QEMU_TIMEOUT
+endif
+GUEST_ENV = QEMU_MEM=$(QEMU_MEM) QEMU_TIMEOUT=$(QEMU_TIMEOUT)
 
 # QEMU's accelerator: auto uses KVM where a bounded probe boot under KVM
 # worked on this host (scripts/accel-probe.sh, answer cached in
@@ -336,7 +346,7 @@ $(INITRD): $(GUEST_BINS) $(GUEST_SH) $(BENCH_BINS) $(BENCH_SH) \
 
 # ---------------------------------------------------------------- runs
 qemu: need kernel initramfs
-	@scripts/run-guest.sh demo $(BZIMAGE) $(INITRD) $(GB)/demo.log
+	@$(GUEST_ENV) scripts/run-guest.sh demo $(BZIMAGE) $(INITRD) $(GB)/demo.log
 
 # Benchmarks: one guest boot, ratios printed by tests/bench/run.sh, then
 # the tables and SVG plots made from that log (the run's status is kept).
@@ -345,7 +355,7 @@ qemu: need kernel initramfs
 # 1b.scale's tree sizes (1000,10000,100000).
 BENCH_OUT := $(GB)/bench-report
 bench: need kernel initramfs
-	@QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log \
+	@QEMU_MEM=$(QEMU_MEM) QEMU_TIMEOUT=3000 scripts/run-guest.sh bench $(BZIMAGE) $(INITRD) $(GB)/bench.log \
 		$(if $(BENCH),inofd.bench=$(BENCH)) \
 		$(if $(BENCH_LINES),inofd.bench_lines=$(BENCH_LINES)) \
 		$(if $(BENCH_ROUNDS),inofd.bench_rounds=$(BENCH_ROUNDS)) \
@@ -466,7 +476,7 @@ build/host/bench_notify: tests/bench/bench_notify.c tests/bench/bench.h
 # runs seeds for SOAK seconds: it reads STRESS_SECONDS).
 SOAK ?= 600
 soak: need kernel initramfs
-	@QEMU_TIMEOUT=$$(( $(SOAK) * 15 + 1200 )) scripts/run-guest.sh check \
+	@QEMU_MEM=$(QEMU_MEM) QEMU_TIMEOUT=$$(( $(SOAK) * 15 + 1200 )) scripts/run-guest.sh check \
 		$(BZIMAGE) $(INITRD) $(GB)/soak.log \
 		inofd.tests=stress_watch,fuzz_ioctl,lib_oracle inofd.soak=$(SOAK); \
 	rc=$$?; mkdir -p $(B); \
@@ -479,7 +489,7 @@ soak: need kernel initramfs
 # with floods and uid 65534) for ORACLE_SOAK_SEEDS seeds x ORACLE_OPS ops
 # each, in one boot of the default kernel.
 oracle-guest: need kernel initramfs
-	@QEMU_TIMEOUT=$$(( $(ORACLE_SOAK_SEEDS) * $(ORACLE_OPS) / 5 + 1200 )) \
+	@QEMU_MEM=$(QEMU_MEM) QEMU_TIMEOUT=$$(( $(ORACLE_SOAK_SEEDS) * $(ORACLE_OPS) / 5 + 1200 )) \
 		scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/oracle-guest.log \
 		inofd.tests=lib_oracle inofd.oracle=$(ORACLE_SOAK_SEEDS)x$(ORACLE_OPS) \
 		$(if $(ORACLE_FEATURES),oracle_features=$(ORACLE_FEATURES)); \
@@ -489,18 +499,18 @@ oracle-guest: need kernel initramfs
 # benchmarked in its own worktree and build directory under $(CACHE)/exp.
 EXP ?= experiments/inotify-merge-before-alloc.patch
 bench-experiment: need kernel initramfs
-	@scripts/bench-experiment.sh $(EXP) $(KSRC) $(CACHE)/build-default/.config \
+	@QEMU_MEM=$(QEMU_MEM) scripts/bench-experiment.sh $(EXP) $(KSRC) $(CACHE)/build-default/.config \
 		$(INITRD) $(CACHE)/exp $(or $(BENCH),1a.c)
 
 shell: need kernel initramfs
-	@scripts/run-guest.sh shell $(BZIMAGE) $(INITRD) /dev/null
+	@$(GUEST_ENV) scripts/run-guest.sh shell $(BZIMAGE) $(INITRD) /dev/null
 
 guest-check: need kernel initramfs
-	@scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/check.log
+	@$(GUEST_ENV) scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/check.log
 
 guest-test: need kernel initramfs
 	@test -n "$(T)" || { echo "usage: make guest-test T=name[,name]"; exit 1; }
-	@scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/test.log inofd.tests=$(T) \
+	@$(GUEST_ENV) scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/test.log inofd.tests=$(T) \
 		$(if $(ORACLE_FEATURES),oracle_features=$(ORACLE_FEATURES))
 
 # The repo's uapi header must be what the series installs, and the
@@ -537,7 +547,7 @@ checkpatch: $(STAMP)
 # table of the last guest-check log when it has one.
 SEM_DOC := docs/semantics-table.md
 sem-table: $(if $(LOG),,need kernel initramfs)
-	@$(if $(LOG),true,scripts/run-guest.sh check $(BZIMAGE) $(INITRD) \
+	@$(if $(LOG),true,$(GUEST_ENV) scripts/run-guest.sh check $(BZIMAGE) $(INITRD) \
 		$(GB)/sem-table.log inofd.tests=sem_table); rc=$$?; \
 	scripts/sem-table.py extract $(or $(LOG),$(GB)/sem-table.log) $(SEM_DOC) || rc=1; \
 	exit $$rc
