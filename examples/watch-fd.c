@@ -601,6 +601,20 @@ static int outfile(const struct cfg *c)
 	return 0;
 }
 
+/* What -v prints for the backend the library chose (INOFD_BACKEND). */
+static const char *wf_backend_name(int backend)
+{
+	switch (backend) {
+	case INOFD_BACKEND_KERNEL:
+		return "kernel (INOTIFY_WATCH)";
+	case INOFD_BACKEND_PROCFD:
+		return "procfd (/proc/self/fd)";
+	case INOFD_BACKEND_FANOTIFY:
+		return "fanotify (inode marks)";
+	}
+	return "unknown";
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c = { 0 };
@@ -635,8 +649,7 @@ int main(int argc, char **argv)
 	}
 	if (c.verbose)
 		fprintf(stderr, "watch-fd: backend: %s\n",
-			inofd_backend(w.in) == INOFD_BACKEND_KERNEL ?
-			"kernel (INOTIFY_WATCH)" : "procfd (/proc/self/fd)");
+			wf_backend_name(inofd_backend(w.in)));
 	if (!c.quiet)
 		wf_diag(&c, c.recursive ? "Setting up watches.  Beware: "
 			"since -r was given, this may take a while!\n" :

@@ -204,6 +204,24 @@ act() { rmdir d/t; }
 mkdir d/t
 run 0 "d/t/ DELETE_SELF " -m -q d/t
 
+# -v names the backend the library chose, whichever it is (INOFD_BACKEND
+# forces one; fanotify needs CAP_SYS_ADMIN on a stock kernel)
+for b in procfd fanotify; do
+	n=$((n + 1))
+	INOFD_BACKEND=$b timeout 10 "$WF" -v -q -t 1 d > out 2> err
+	rc=$?
+	want="watch-fd: backend: $b "
+	if [ $b = fanotify ] && grep -q "^Couldn't initialize" err; then
+		echo "ok $n - -v with INOFD_BACKEND=$b # SKIP no fanotify here"
+	elif [ $rc = 2 ] && grep -q "^$want" err; then
+		echo "ok $n - -v with INOFD_BACKEND=$b"
+	else
+		echo "not ok $n - -v with INOFD_BACKEND=$b (exit $rc)"
+		sed 's/^/# stderr: /' err
+		fails=$((fails + 1))
+	fi
+done
+
 echo "1..$n"
 [ $fails = 0 ] && echo "watch-fd-cli: $n passed" && exit 0
 echo "watch-fd-cli: $fails of $n failed"
