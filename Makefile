@@ -48,24 +48,28 @@ export ACCEL ACCEL_CACHE
 # Each base has its own tarball, tree, builds, series and guest directory;
 # 6.1 keeps the paths it had before 6.12 came (warm caches stay warm).
 # SERIES: the patch series applied in order.  On 6.1 the watch-by-fd
-# series (patches/), then the event-path series (patches/event-path/);
-# SERIES=patches builds the watch-by-fd series alone, in a tree and build
-# directories of its own (suffix -fdonly), so that the two kernels never
-# rebuild each other.  On 6.12 the same with patches/6.12/ and
-# patches/6.12/event-path/ (SERIES=patches/6.12: the fd series alone).
+# series (patches/), then the event-path series (patches/event-path/),
+# then the fanotify series (patches/fanotify/); SERIES=patches builds the
+# watch-by-fd series alone, in a tree and build directories of its own
+# (suffix -fdonly), so that the two kernels never rebuild each other; any
+# other subset (SERIES="patches patches/event-path" leaves fanotify out)
+# gets directories named after it.  On 6.12 the same with patches/6.12/,
+# patches/6.12/event-path/ and patches/6.12/fanotify/.
 KTAR61  := /usr/src/linux-source-6.1.tar.xz
 empty   :=
 space   := $(empty) $(empty)
-# $(call series_tag,FD,EVPATH): "" for SERIES = FD EVPATH, -fdonly for
-# FD alone, a tag naming the series otherwise (EVPATH alone included: it
-# must not reset the default tree).
+# $(call series_tag,FD,DEFAULT): "" for SERIES = DEFAULT (the default
+# series, in order), -fdonly for FD alone, a tag naming the series
+# otherwise (any other subset included: it must not reset the default
+# tree).
 series_joined = $(subst $(space),+,$(strip $(SERIES)))
-series_tag = $(if $(filter x$(series_joined),x$(1)+$(2)),,$(if $(filter x$(series_joined),x$(1)),-fdonly,-$(subst /,_,$(series_joined))))
+series_tag = $(if $(filter x$(series_joined),x$(subst $(space),+,$(strip $(2)))),,$(if $(filter x$(series_joined),x$(1)),-fdonly,-$(subst /,_,$(series_joined))))
 ifeq ($(KERNEL),6.1)
 KTAR    ?= $(KTAR61)
-SERIES  ?= patches patches/event-path
+DEFAULT_SERIES := patches patches/event-path patches/fanotify
+SERIES  ?= $(DEFAULT_SERIES)
 FD_ONLY := patches
-SERIES_TAG := $(call series_tag,patches,patches/event-path)
+SERIES_TAG := $(call series_tag,patches,$(DEFAULT_SERIES))
 GB_BASE := $(B)/guest-$(VARIANT)
 KSRC    := $(CACHE)/linux$(SERIES_TAG)
 KBUILD  := $(CACHE)/build-$(VARIANT)$(SERIES_TAG)
@@ -74,9 +78,10 @@ SERIES_WORK := $(CACHE)/series$(SERIES_TAG)
 POST_OUT := $(B)/post
 else ifeq ($(KERNEL),6.12)
 KTAR    ?= /usr/src/linux-source-6.12.tar.xz
-SERIES  ?= patches/6.12 patches/6.12/event-path
+DEFAULT_SERIES := patches/6.12 patches/6.12/event-path patches/6.12/fanotify
+SERIES  ?= $(DEFAULT_SERIES)
 FD_ONLY := patches/6.12
-SERIES_TAG := $(call series_tag,patches/6.12,patches/6.12/event-path)
+SERIES_TAG := $(call series_tag,patches/6.12,$(DEFAULT_SERIES))
 GB_BASE := $(B)/guest-6.12-$(VARIANT)
 KSRC    := $(CACHE)/linux-6.12$(SERIES_TAG)
 KBUILD  := $(CACHE)/build-6.12-$(VARIANT)$(SERIES_TAG)
@@ -98,6 +103,7 @@ INITRD  := $(GB)/initramfs.cpio
 GUEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-I$(CURDIR)/include-uapi -I$(CURDIR)/libinotify/include
 KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_test.c
+KSELFTEST_FAN_SRC := $(KSRC)/tools/testing/selftests/filesystems/fanotify/fanotify_mark_fd_test.c
 
 DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
@@ -130,8 +136,8 @@ help:
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-evpath   bench 1a.change on the fd series alone and with the event-path series (two boots)"
 	@echo "make bench-evpath-stages   the event path's cost per stage, in instructions (ACCEL=icount)"
-	@echo "SERIES=patches   the kernel with the fd series alone (default: patches patches/event-path;"
-	@echo "                 on 6.12 SERIES=patches/6.12, default patches/6.12 patches/6.12/event-path)"
+	@echo "SERIES=patches   the kernel with the fd series alone (default: patches patches/event-path"
+	@echo "                 patches/fanotify; on 6.12 the same under patches/6.12/)"
 	@echo "make bench-host  the 2004 loop on this machine's own kernel (path watches only), for reference"
 	@echo "make bench-lib-host  bench 1d (libinofd iterator vs raw read()+path, depth 0 and 8) on this host,"
 	@echo "                 11 rounds of 256,000 events a reader (30-45 s; BENCH_LIB_CPU=N pins it)"
@@ -236,6 +242,11 @@ python-check: lib
 
 unit: lib
 	@$(MAKE) -s -C tests/unit check
+	@mkdir -p $(B) && $(CC) $(filter-out -static,$(GUEST_CFLAGS)) \
+		tests/guest/lib_fan_opath.c -o $(B)/lib_fan_opath \
+		libinotify/libinofd.a -lpthread
+	@out=$$($(B)/lib_fan_opath); r=$$?; echo "$$out" | grep -v '^ok '; \
+		[ $$r = 0 ] || [ $$r = 4 ]
 
 # Every allocation of the library failed in turn, under ASan
 # (tests/unit/failnth.c): no crash, no leak, no silent loss.
@@ -304,17 +315,27 @@ $(GB)/tools/%: tests/guest/tools/%.c
 
 libinotify/libinofd.a: lib
 
-# The kselftest comes from the patched tree, built against the repo's
-# copy of the uapi header (checked identical by uapi-check), 64- and 32-bit.
-KSELFTEST_BINS := $(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32
-$(GB)/root/tests/inotify_fd_test_m32: KSELFTEST_ARCH := $(M32_CFLAGS)
+# The kselftests come from the patched tree, built against the repo's
+# copy of the uapi header (checked identical by uapi-check), 64- and 32-bit:
+# the fd series' inotify_fd_test and the fanotify series'
+# fanotify_mark_fd_test.  A kernel built without the series that has the
+# test (SERIES=) gets a stand-in that reports SKIP (exit 4) and says why.
+KSELFTEST_BINS := $(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32 \
+	$(GB)/root/tests/fanotify_mark_fd_test $(GB)/root/tests/fanotify_mark_fd_test_m32
+$(GB)/root/tests/%_m32: KSELFTEST_ARCH := $(M32_CFLAGS)
+$(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32: KSELFTEST_C := $(KSELFTEST_SRC)
+$(GB)/root/tests/fanotify_mark_fd_test $(GB)/root/tests/fanotify_mark_fd_test_m32: \
+	KSELFTEST_C := $(KSELFTEST_FAN_SRC)
 $(KSELFTEST_BINS): $(STAMP)
 	@mkdir -p $(@D)
-	@if [ -f $(KSELFTEST_SRC) ]; then \
+	@if [ -f $(KSELFTEST_C) ]; then \
 		echo "  CC  kselftest $(@F)"; \
 		$(CC) -static -O2 -Wall $(KSELFTEST_ARCH) -I$(CURDIR)/include-uapi \
-			-I$(KSRC)/tools/testing/selftests $(KSELFTEST_SRC) -o $@ -lpthread; \
-	else rm -f $@; fi
+			-I$(KSRC)/tools/testing/selftests $(KSELFTEST_C) -o $@ -lpthread; \
+	else \
+		printf '#!/bin/sh\necho "$(notdir $(KSELFTEST_C)): not in this kernel (SERIES=$(SERIES))"\nexit 4\n' > $@; \
+		chmod +x $@; \
+	fi
 
 initramfs: $(INITRD)
 

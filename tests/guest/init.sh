@@ -64,6 +64,14 @@ fi
 # The patched kernel is what this guest exists for: tests must not skip
 # the kernel feature here.
 export REQUIRE_INOTIFY_WATCH=1
+# The same for the fanotify series, when the kernel has it: its selftest
+# is then a real binary, not the shell stand-in the Makefile writes.
+if [ -f /tests/fanotify_mark_fd_test ] &&
+   [ "$(head -c 2 /tests/fanotify_mark_fd_test)" != "#!" ]; then
+	export REQUIRE_FAN_OPATH=1
+else
+	export REQUIRE_FAN_OPATH=0
+fi
 # On the debug kernel (KASAN, lockdep, kmemleak) everything is several
 # times slower: bounded tests may scale their work down by this.
 if [ -e /sys/kernel/debug/kmemleak ]; then
