@@ -365,12 +365,15 @@ static int check_at_args(const struct inofd *in, const char *path,
 }
 
 /*
- * fanotify marks an object by a descriptor open on it, not an O_PATH one
- * (a directory's O_PATH fd is accepted as the base of "."): a regular
- * file named by (dirfd, path) is opened again for reading, and kept only
- * if it is the object resolved first.  Its close after the mark is seen
- * (IN_CLOSE_NOWRITE; IN_OPEN too on a watch of its directory): documented
- * in inofd_backend(3).  Anything else is left to the backend (-EBADF).
+ * A stock kernel's fanotify marks an object by a descriptor open on it,
+ * not an O_PATH one (a directory's O_PATH fd is accepted as the base of
+ * "."): a regular file named by (dirfd, path) is opened again for
+ * reading, and kept only if it is the object resolved first.  Its close
+ * after the mark is seen (IN_CLOSE_NOWRITE; IN_OPEN too on a watch of its
+ * directory): documented in inofd_backend(3).  Anything else is left to
+ * the backend (-EBADF).  A kernel with the fanotify series takes the
+ * O_PATH fd itself: nothing is opened again
+ * (inofd__backend_takes_opath()).
  */
 static int fan_reopen(int dirfd, const char *path, unsigned int flags,
 		      int fd)
@@ -413,7 +416,7 @@ int inofd_watch_at(struct inofd *in, int dirfd, const char *path,
 		     (mask & IN_ONLYDIR) ? O_DIRECTORY : 0, &own);
 	if (fd < 0)
 		return fd;
-	if (in->backend == INOFD_BACKEND_FANOTIFY && own)
+	if (own && !inofd__backend_takes_opath(in))
 		rfd = fan_reopen(dirfd, path, flags, fd);
 	p = abs_path(dirfd, path, fd);
 	if (!p && errno == ENOMEM)	/* all or nothing: no watch without it */

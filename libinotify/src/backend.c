@@ -157,6 +157,13 @@ bool inofd__backend_live(struct inofd *in, int wd)
 	return live;
 }
 
+bool inofd__backend_takes_opath(const struct inofd *in)
+{
+	if (in->backend == INOFD_BACKEND_FANOTIFY)
+		return inofd__fan_opath(in);
+	return true;
+}
+
 bool inofd__backend_same(struct inofd *in, int wd, const char *path)
 {
 	if (in->backend == INOFD_BACKEND_FANOTIFY)

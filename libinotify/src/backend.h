@@ -27,6 +27,12 @@ INOFD__HIDDEN bool inofd__backend_same(struct inofd *in, int wd,
  * fanotify group's marks) in a malloc'ed *out; -1 if unknown. */
 INOFD__HIDDEN int inofd__backend_live_wds(struct inofd *in, int **out,
 					  size_t *n);
+/*
+ * Does the backend take an O_PATH fd of any object as it is?  (inotify:
+ * yes; fanotify: only with the project's fanotify series, else a file is
+ * opened again or marked by name: inofd_backend(3))
+ */
+INOFD__HIDDEN bool inofd__backend_takes_opath(const struct inofd *in);
 /* Does the kernel still have wd?  (true when that cannot be known) */
 INOFD__HIDDEN bool inofd__backend_live(struct inofd *in, int wd);
 /* Pick a backend for in->flags: 0 or -ENOSYS. */

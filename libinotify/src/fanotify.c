@@ -126,6 +126,12 @@ struct inofd__fan {
 	int		next_wd;
 	uint32_t	cookie;
 	bool		no_rename;	/* FAN_RENAME refused: a kernel < 5.17 */
+	/*
+	 * The kernel marks the object of an O_PATH fd (fdget_raw(): the
+	 * project's fanotify series, patches/fanotify/): probed at open,
+	 * learned again if a mark says EBADF.
+	 */
+	bool		opath;
 	/* fanotify bytes read but not turned into records yet */
 	char		*sbuf;
 	size_t		scap, spos, send;
@@ -284,6 +290,26 @@ static void grow(struct inofd__fan *f)
 	free(i);
 }
 
+/*
+ * Does the group take an O_PATH fd as the object of a mark?  Removing a
+ * mark that is not there from "/" tells without adding one: ENOENT when
+ * the fd was taken, EBADF when it was refused (fdget()).  Anything else
+ * (no read permission on "/") says nothing: assume it was taken, and
+ * let the first mark by an O_PATH fd decide (mark()).
+ */
+static bool probe_opath(int g)
+{
+	int fd, r, e;
+
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	r = fanotify_mark(g, FAN_MARK_REMOVE, FAN_CLOSE_WRITE, fd, NULL);
+	e = errno;
+	close(fd);
+	return !(r < 0 && e == EBADF);
+}
+
 int inofd__fan_open(struct inofd *in)
 {
 	struct inofd__fan *f;
@@ -312,11 +338,17 @@ int inofd__fan_open(struct inofd *in)
 		return -ENOMEM;
 	}
 	f->next_wd = 1;
+	f->opath = probe_opath(g);
 	if (in->ifd >= 0)
 		close(in->ifd);
 	in->ifd = g;
 	in->fan = f;
 	return 0;
+}
+
+bool inofd__fan_opath(const struct inofd *in)
+{
+	return in->fan && in->fan->opath;
 }
 
 void inofd__fan_free(struct inofd *in)
@@ -493,11 +525,22 @@ static int mark(struct inofd *in, unsigned int flags, uint32_t fmask, int fd,
 	int r;
 
 	/*
-	 * An O_PATH fd is refused as the object (fdget()); a directory's is
-	 * accepted as the base of the lookup of ".".  A non-directory's
-	 * cannot be reopened without /proc: -EBADF, as for no fd, unless the
-	 * caller named it (inofd_watch_at()): then fanotify looks the name up
-	 * again, and the object is checked to be the one the fd holds.
+	 * A kernel with the fanotify series takes an O_PATH fd as the object
+	 * itself (a symlink's, taken with O_NOFOLLOW, marks the link).
+	 */
+	if (opath && in->fan->opath) {
+		r = fanotify_mark(in->ifd, flags, fmask, fd, NULL);
+		if (r == 0 || errno != EBADF)
+			return r < 0 ? -errno : 0;
+		in->fan->opath = false;	/* the probe could not tell */
+	}
+	/*
+	 * Elsewhere an O_PATH fd is refused as the object (fdget()); a
+	 * directory's is accepted as the base of the lookup of ".".  A
+	 * non-directory's cannot be reopened without /proc: -EBADF, as for
+	 * no fd, unless the caller named it (inofd_watch_at()): then fanotify
+	 * looks the name up again, and the object is checked to be the one
+	 * the fd holds.
 	 */
 	if (opath && !dir && at) {
 		r = fanotify_mark(in->ifd, flags | (at->nofollow ?

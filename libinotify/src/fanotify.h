@@ -19,6 +19,8 @@
 /* Make the group: in->ifd becomes its fd (the old one is closed). */
 INOFD__HIDDEN int inofd__fan_open(struct inofd *in);
 INOFD__HIDDEN void inofd__fan_free(struct inofd *in);
+/* The kernel marks the object of an O_PATH fd (patches/fanotify/). */
+INOFD__HIDDEN bool inofd__fan_opath(const struct inofd *in);
 /* inofd__backend_add()'s rules, on fanotify: the wd, or -errno.  at: the
  * name fd was opened by (O_PATH, not a directory), or NULL. */
 INOFD__HIDDEN int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,

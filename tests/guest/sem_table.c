@@ -39,6 +39,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1343,10 +1344,39 @@ static const struct {
 };
 static int kver_major, kver_minor;
 
+/*
+ * With the project's fanotify series (patches/fanotify/) a mark takes an
+ * O_PATH fd as its object, with the MAY_READ check a path gets: a stock
+ * kernel's EBADF becomes the INOTIFY_WATCH cell (root, uid 65534).  The
+ * rows are marked (f) in the table; fan_opath says which kernel this is.
+ */
+static const struct {
+	const char *row, *root, *user;
+} fan_series[] = {
+	{ "opath", "ok", "ok" },
+	{ "opath-noread", "ok", "EACCES" },
+};
+static int fan_opath;
+
+static bool fan_series_row(size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(fan_series) / sizeof(fan_series[0]); k++)
+		if (!strcmp(rows[i].id, fan_series[k].row))
+			return true;
+	return false;
+}
+
 static const char *expected(size_t i, int m)
 {
 	size_t k;
 
+	if (m == MF && fan_opath)
+		for (k = 0; k < sizeof(fan_series) / sizeof(fan_series[0]); k++)
+			if (!strcmp(rows[i].id, fan_series[k].row))
+				return as_user ? fan_series[k].user :
+						 fan_series[k].root;
 	if (as_user && rows[i].exp_user[m])
 		return rows[i].exp_user[m];
 	if (m == MF && (kver_major > 6 || (kver_major == 6 && kver_minor >= 8)))
@@ -1382,6 +1412,11 @@ int main(void)
 	if (g < 0)
 		die("fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME)");
 	have_rename = !fanotify_mark(g, FAN_MARK_ADD, FAN_RENAME, AT_FDCWD, base);
+	/* the fanotify series: an O_PATH fd is taken (ENOENT: no such mark) */
+	r = open(base, O_PATH | O_DIRECTORY);
+	fan_opath = !(fanotify_mark(g, FAN_MARK_REMOVE, FAN_CREATE, r, NULL) &&
+		      errno == EBADF);
+	close(r);
 	close(g);
 
 	for (i = 0; i < NROWS; i++) {
@@ -1401,15 +1436,18 @@ int main(void)
 	}
 
 	printf("sem_table: begin uid=%u\n", (unsigned int)geteuid());
-	printf("Kernel %s, run as %s; FAN_RENAME %s.\n\n", u.release,
-	       as_user ? "uid 65534" : "root",
-	       have_rename ? "available" : "not available");
+	printf("Kernel %s, run as %s; FAN_RENAME %s; O_PATH marks %s.\n\n",
+	       u.release, as_user ? "uid 65534" : "root",
+	       have_rename ? "available" : "not available",
+	       fan_opath ? "taken (the fanotify series: rows marked (f))" :
+			   "refused (a stock kernel)");
 	printf("| row | scenario | %s | %s | %s |\n", mech_title[MP],
 	       mech_title[MW], mech_title[MF]);
 	printf("| --- | --- | --- | --- | --- |\n");
 	for (i = 0; i < NROWS; i++) {
-		printf("| %s%s | %s |", rows[i].id, rows[i].kseries ? " (k)" : "",
-		       rows[i].title);
+		printf("| %s%s%s | %s |", rows[i].id,
+		       rows[i].kseries ? " (k)" : "",
+		       fan_series_row(i) ? " (f)" : "", rows[i].title);
 		for (m = 0; m < NMECH; m++)
 			printf(" %s%s |", cells[i][m],
 			       strcmp(cells[i][m], expected(i, m)) ?
