@@ -189,9 +189,10 @@ int main(void)
 
 	/* 4: no read permission: the kernel's answer, as for a path */
 	if (geteuid() != 0) {
-		chmod(P("f"), 0200);
-		fd = open(P("f"), O_PATH);
-		wd = inofd_watch_fd(in, fd, IN_MODIFY | IN_MASK_CREATE, NULL);
+		fd = open(P("h"), O_CREAT | O_WRONLY, 0200);
+		close(fd);
+		fd = open(P("h"), O_PATH);
+		wd = inofd_watch_fd(in, fd, IN_MODIFY, NULL);
 		close(fd);
 		ok(wd == (k ? -EACCES : -EBADF),
 		   k ? "O_PATH file 0200: -EACCES" : "O_PATH file 0200: -EBADF",
@@ -200,6 +201,7 @@ int main(void)
 
 	inofd_free(in);
 	unlink(P("f"));
+	unlink(P("h"));
 	unlink(P("d/l"));
 	unlink(P("d/g"));
 	rmdir(P("d"));
