@@ -465,6 +465,30 @@ static void tree_error(struct wf *w, const struct inofd_event *ev)
 	free(d);
 }
 
+static long handle(struct wf *w, const struct inofd_event *ev);
+
+/*
+ * A directory of a tree changed under it: a mount came or went there
+ * (the library walks it again itself; no event was lost).  inotifywait
+ * prints the kernel's UNMOUNT of the directory whose mount went (when
+ * asked for it, -e unmount) and nothing when a mount comes: so does
+ * watch-fd, as an event of the directory itself, through the same
+ * filters.  Then it follows what is there now (inotifywait goes silent
+ * there: DIFFERENCES in watch-fd(1)).
+ */
+static long tree_remount(struct wf *w, const struct inofd_event *ev)
+{
+	struct inofd_event e = *ev;
+
+	if (!(ev->mask & IN_UNMOUNT))
+		return -1;
+	e.type = INOFD_EV_INOTIFY;
+	e.mask = IN_UNMOUNT | IN_ISDIR;
+	e.name = NULL;
+	e.flags &= ~INOFD_EVF_SYNTHETIC;
+	return handle(w, &e);
+}
+
 /*
  * Handle one library event.  Returns -1 if the event does not count (our
  * own close, a filtered event, an error report), else the mask that
@@ -481,6 +505,8 @@ static long handle(struct wf *w, const struct inofd_event *ev)
 
 	switch (ev->type) {
 	case INOFD_EV_RESCAN:
+		if (ev->wd != -1 && a && a->tree)
+			return tree_remount(w, ev);
 		/* events were lost: a marked line, always printed */
 		l.mask = IN_Q_OVERFLOW;
 		wf_emit(c, &l);

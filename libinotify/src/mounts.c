@@ -407,11 +407,13 @@ static bool root_hidden(struct inofd *in, struct inofd__reg *r)
 /*
  * The directory p (entry name of node m) shows something else than it did:
  * the subtree the tree holds there (old, if any) goes, an INOFD_EV_RESCAN
- * names the directory, and it is watched and walked again.
+ * names the directory, and it is watched and walked again.  gone: a
+ * mount at p went (its RESCAN has IN_UNMOUNT too), whether or not the
+ * kernel's IN_UNMOUNT of the tree's directory there came first.
  */
 static void replace(struct inofd *in, struct inofd__reg *r,
 		    struct inofd__mem *m, struct inofd__mem *old,
-		    const char *name)
+		    const char *name, bool gone)
 {
 	char *nm = strdup(name);
 
@@ -422,7 +424,8 @@ static void replace(struct inofd *in, struct inofd__reg *r,
 	if (old)
 		inofd__subtree_free(in, old);
 	inofd__emit(in, m, INOFD_EV_RESCAN,
-		    &(struct inofd__raw){ IN_Q_OVERFLOW | IN_ISDIR, 0, nm },
+		    &(struct inofd__raw){ IN_Q_OVERFLOW | IN_ISDIR |
+					  (gone ? IN_UNMOUNT : 0), 0, nm },
 		    INOFD_EVF_SYNTHETIC | INOFD__COPY_NAME);
 	if (inofd__work_push(in, &(struct inofd__step){
 			.kind = INOFD__W_NEWDIR, .reg = r, .wd = m->kw->wd,
@@ -507,7 +510,7 @@ static bool one_point(struct inofd *in, struct inofd__reg *r,
 		return false;		/* what the tree holds: no change */
 	if (!c && !inofd__tree_wants(r, m, comp, st.st_dev))
 		return false;
-	replace(in, r, m, c, comp);
+	replace(in, r, m, c, comp, !it->here);
 	return false;
 }
 

@@ -222,6 +222,35 @@ for b in procfd fanotify; do
 	fi
 done
 
+# a mount inside a -r tree goes: inotifywait's UNMOUNT line for the
+# directory (with -e unmount), then the directory beneath is followed; a
+# mount that comes prints nothing and is followed (root: a private mount
+# namespace of its own)
+n=$((n + 1))
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	mkdir -p um/d/mnt
+	(cd um && unshare -m --propagation private sh -c '
+		mount -t tmpfs none d/mnt || exit 1
+		"$0" -m -r -e unmount,create d > out 2> err & p=$!
+		sleep 0.7; touch d/mnt/x; sleep 0.3; umount d/mnt; sleep 0.5
+		touch d/mnt/y; sleep 0.3; mount -t tmpfs none d/mnt; sleep 0.3
+		touch d/mnt/z; sleep 0.5; kill $p; wait' "$WF")
+	want="d/mnt/ CREATE x
+d/mnt/ UNMOUNT,ISDIR 
+d/mnt/ CREATE y
+d/mnt/ CREATE z"
+	if [ "$(cat um/out)" = "$want" ]; then
+		echo "ok $n - -r: a mount in the tree goes (UNMOUNT line) and comes"
+	else
+		echo "not ok $n - -r: a mount in the tree goes and comes"
+		sed 's/^/# stdout: /' um/out
+		sed 's/^/# stderr: /' um/err
+		fails=$((fails + 1))
+	fi
+else
+	echo "ok $n - -r: a mount in the tree goes and comes # SKIP not root"
+fi
+
 echo "1..$n"
 [ $fails = 0 ] && echo "watch-fd-cli: $n passed" && exit 0
 echo "watch-fd-cli: $fails of $n failed"

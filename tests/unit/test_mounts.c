@@ -124,6 +124,8 @@ static int tmpfs_body(struct fx *f)
 	i = seen(0, INOFD_EV_RESCAN, 0, P(f, "t/sub"));
 	CHECK(i >= 0 && f->r[i].wd == wd, 8);
 	CHECK(f->r[i].flags & INOFD_EVF_SYNTHETIC, 9);
+	/* a mount came: no IN_UNMOUNT */
+	CHECK(!(f->r[i].mask & IN_UNMOUNT), 9);
 	MKF(P(f, "t/sub/new"));
 	CHECK(PUMP(f->in) >= 0, 10);
 	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/sub/new")) >= 0, 11);
@@ -133,6 +135,8 @@ static int tmpfs_body(struct fx *f)
 	CHECK(umount(P(f, "t/sub")) == 0, 13);
 	CHECK(PUMP(f->in) >= 0, 14);
 	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/sub")) >= 0, 15);
+	/* the mount the tree held went: the RESCAN says so */
+	CHECK(seen(i, INOFD_EV_RESCAN, IN_UNMOUNT, P(f, "t/sub")) >= 0, 15);
 	CHECK(access(P(f, "t/sub/old"), F_OK) == 0, 16);
 	MKF(P(f, "t/sub/again"));
 	CHECK(PUMP(f->in) >= 0, 17);
