@@ -204,9 +204,11 @@ enum inofd_event_type {
  *    directory of that tree changed under it (a mount or umount over
  *    it): rescan path, the tree's directory name names; ino and dev are
  *    those of the tree's directory holding it (as for any event with a
- *    name), data the tree's.  The library walks it again itself.  The
- *    mask has IN_UNMOUNT too when the mount the tree held there went
- *    (what is there now is the directory it covered, or another mount).
+ *    name), data the tree's.  The library walks it again itself.  A
+ *    mount the tree held that went is told once: by the kernel's
+ *    IN_UNMOUNT | IN_ISDIR of the directory (inotify backends, when read
+ *    before the mount table), or else by IN_UNMOUNT in this mask (always
+ *    on fanotify).  What is there now is the directory it covered.
  *  A plain watch never gets a RESCAN of its own: its losses are the
  *  instance's (wd -1).
  *

@@ -407,9 +407,10 @@ static bool root_hidden(struct inofd *in, struct inofd__reg *r)
 /*
  * The directory p (entry name of node m) shows something else than it did:
  * the subtree the tree holds there (old, if any) goes, an INOFD_EV_RESCAN
- * names the directory, and it is watched and walked again.  gone: a
- * mount at p went (its RESCAN has IN_UNMOUNT too), whether or not the
- * kernel's IN_UNMOUNT of the tree's directory there came first.
+ * names the directory, and it is watched and walked again.  gone: the
+ * mount the tree held there went and the kernel's IN_UNMOUNT of it was
+ * not read (that ends the directory's node first): the RESCAN has
+ * IN_UNMOUNT too, so that each mount gone is told once.
  */
 static void replace(struct inofd *in, struct inofd__reg *r,
 		    struct inofd__mem *m, struct inofd__mem *old,
@@ -510,7 +511,7 @@ static bool one_point(struct inofd *in, struct inofd__reg *r,
 		return false;		/* what the tree holds: no change */
 	if (!c && !inofd__tree_wants(r, m, comp, st.st_dev))
 		return false;
-	replace(in, r, m, c, comp, !it->here);
+	replace(in, r, m, c, comp, c && !it->here);
 	return false;
 }
 
