@@ -39,7 +39,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1350,33 +1349,33 @@ static int kver_major, kver_minor;
  * kernel's EBADF becomes the INOTIFY_WATCH cell (root, uid 65534).  The
  * rows are marked (f) in the table; fan_opath says which kernel this is.
  */
-static const struct {
+struct fan_series_cell {
 	const char *row, *root, *user;
-} fan_series[] = {
+};
+static const struct fan_series_cell fan_series[] = {
 	{ "opath", "ok", "ok" },
 	{ "opath-noread", "ok", "EACCES" },
 };
 static int fan_opath;
 
-static bool fan_series_row(size_t i)
+/* row i's entry in fan_series[], or NULL */
+static const struct fan_series_cell *fan_series_row(size_t i)
 {
 	size_t k;
 
 	for (k = 0; k < sizeof(fan_series) / sizeof(fan_series[0]); k++)
 		if (!strcmp(rows[i].id, fan_series[k].row))
-			return true;
-	return false;
+			return &fan_series[k];
+	return NULL;
 }
 
 static const char *expected(size_t i, int m)
 {
+	const struct fan_series_cell *fs = fan_series_row(i);
 	size_t k;
 
-	if (m == MF && fan_opath)
-		for (k = 0; k < sizeof(fan_series) / sizeof(fan_series[0]); k++)
-			if (!strcmp(rows[i].id, fan_series[k].row))
-				return as_user ? fan_series[k].user :
-						 fan_series[k].root;
+	if (m == MF && fan_opath && fs)
+		return as_user ? fs->user : fs->root;
 	if (as_user && rows[i].exp_user[m])
 		return rows[i].exp_user[m];
 	if (m == MF && (kver_major > 6 || (kver_major == 6 && kver_minor >= 8)))
