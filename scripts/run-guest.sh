@@ -9,12 +9,24 @@
 # passes only if the guest ended QEMU through isa-debug-exit with status 0
 # (QEMU exit code 1), the log holds no kernel warning, oops, BUG, KASAN,
 # UBSAN, lockdep or kmemleak report, and (check mode) every planned test
-# reported.  Environment: QEMU_TIMEOUT (seconds, default 1200), QEMU_MEM
+# reported.  Environment: QEMU_MEM
 # (default 512M), QEMU_SMP (default 2), QEMU (default qemu-system-x86_64),
 # ACCEL (auto, the default: KVM if scripts/accel-probe.sh finds that it
 # works on this host, with its answer cached in ACCEL_CACHE; or tcg or kvm
 # to force one; or icount: one vCPU whose clock counts instructions).  Bench runs and soak runs (inofd.soak=) show progress per
 # step (scripts/progress.sh).
+#
+# Two time bounds, both in wall-clock seconds (issue 29: under TCG a guest
+# is as fast as what else the host runs, so a busy machine must make a
+# run slower, never fail it):
+#   QEMU_IDLE (default 600): QEMU is stopped when no line has come from
+#     the guest for this long.  While a guest test runs, the bound is the
+#     one the guest announced for that test ("# run N/M: NAME (USER), up
+#     to Ts", with its own timeout scaled for the debug kernel) plus
+#     QEMU_IDLE_SLACK (default 120): a test prints its output when it ends.
+#   QEMU_TIMEOUT (default 14400): a cap on the whole run that a suite that
+#     is still making progress never reaches (the slowest, the debug suite
+#     on a loaded machine, took 1,933 s).
 set -uo pipefail
 
 mode=$1
@@ -23,7 +35,9 @@ initrd=$3
 log=$4
 shift 4
 
-timeout_s=${QEMU_TIMEOUT:-1200}
+timeout_s=${QEMU_TIMEOUT:-14400}
+idle_s=${QEMU_IDLE:-600}
+slack_s=${QEMU_IDLE_SLACK:-120}
 mem=${QEMU_MEM:-512M}
 smp=${QEMU_SMP:-2}
 accel=${ACCEL:-auto}
@@ -59,7 +73,12 @@ esac
 
 append="console=ttyS0 loglevel=5 panic=-1 inofd.mode=$mode $*"
 
+work=$(mktemp -d "${TMPDIR:-/tmp}/run-guest.XXXXXX") || exit 1
+trap 'kill "$watcher" 2>/dev/null; rm -rf "$work"' EXIT
+watcher=
+
 qemu=("$qemu_bin" -M pc $accel_opt -smp "$smp" -m "$mem"
+	-pidfile "$work/qemu.pid"
 	-nographic -no-reboot -nodefaults -serial stdio
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04
 	-kernel "$kernel" -initrd "$initrd" -append "$append")
@@ -87,6 +106,42 @@ case "$mode $*" in
 bench*) progress="$here/progress.sh guest bench" ;;
 *inofd.soak=*) progress="$here/progress.sh guest soak" ;;
 esac
+# The idle bound: every 2 s, how long since the log last grew, and the
+# bound that holds now (the running test's, or QEMU_IDLE).  On expiry the
+# reason goes to $work/idle and QEMU gets SIGTERM, then SIGKILL.
+watch_idle() {
+	local last bound now idle pid i
+	# (sleep in the background and wait: a kill ends the wait at once)
+	while sleep 2 & wait $!; do
+		[ -s "$work/qemu.pid" ] || continue
+		pid=$(cat "$work/qemu.pid")
+		kill -0 "$pid" 2>/dev/null || return 0
+		bound=$idle_s
+		last=$(grep -aE '^(# run [0-9]+/[0-9]+: .*, up to [0-9]+s|(not )?ok [0-9]+ .*)$' "$log" 2>/dev/null | tail -n 1)
+		case "$last" in
+		"# run "*)
+			last=${last##*, up to }
+			bound=$(( ${last%s} + slack_s ))
+			;;
+		esac
+		now=$(date +%s)
+		idle=$(( now - $(stat -c %Y "$log" 2>/dev/null || echo "$now") ))
+		if [ "$idle" -ge "$bound" ]; then
+			echo "no line from the guest for ${idle}s (bound ${bound}s)" > "$work/idle"
+			kill -TERM "$pid" 2>/dev/null
+			for i in 1 2 3 4 5 6 7 8 9 10; do
+				kill -0 "$pid" 2>/dev/null || return 0
+				sleep 1 & wait $!
+			done
+			kill -KILL "$pid" 2>/dev/null
+			return 0
+		fi
+	done
+}
+: > "$log"
+watch_idle &
+watcher=$!
+
 # Everything goes to the log; the terminal sees the guest's own output
 # (from its start marker on) and any kernel report at any time.
 timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" < /dev/null 2>&1 |
@@ -100,8 +155,15 @@ end=$(date +%s.%N)
 
 fail=0
 why=()
+kill "$watcher" 2>/dev/null
+wait "$watcher" 2>/dev/null
 case "$rc" in
 1) ;;
+*) [ -s "$work/idle" ] && rc=idle ;;
+esac
+case "$rc" in
+1) ;;
+idle) why+=("QEMU stopped: $(cat "$work/idle")"); fail=1 ;;
 3) why+=("the guest reported failure"); fail=1 ;;
 124|137) why+=("QEMU timed out after ${timeout_s}s"); fail=1 ;;
 0) why+=("the guest powered off without reporting (kernel panic?)"); fail=1 ;;
