@@ -53,6 +53,21 @@ has_watch() {
 	return 1
 }
 
+# established PID FILE: wait until process PID wrote "Watches
+# established." to FILE (its stderr; both tools print it when every
+# watch is set, -r's whole walk included, unless -q), or has exited
+established() {
+	j=0
+	while [ $j -lt 200 ] && kill -0 $1 2>/dev/null; do
+		while read -r l; do
+			case $l in "Watches established."*) return 0 ;; esac
+		done 2>/dev/null < "$2"
+		j=$((j + 1))
+		sleep 0.05
+	done
+	return 1
+}
+
 # wait until process $1 has an inotify watch (then $2 s for inotifywait -r)
 ready() {
 	i=0
@@ -84,6 +99,9 @@ run() {
 	*) r=0.05 ;;
 	esac
 	ready $pid $r	# (an exit before any watch is an output too)
+	# -r's walk may outlast r on the debug kernel: without -q, wait for
+	# the tool's own word that it is done
+	case " $* " in *" -q "*|*" -qq "*) ;; *) established $pid "$T/$out.err" ;; esac
 	ops
 	# let the events arrive, then stop a tool still running
 	i=0
@@ -134,6 +152,10 @@ same() {
 	ready $p1 $r
 	# (an exit before any watch is an output too; -r: the walk is done)
 	ready $p2 $r
+	case " $* " in
+	*" -q "*|*" -qq "*) ;;
+	*) established $p1 "$T/iw.err"; established $p2 "$T/wf.err" ;;
+	esac
 	# the same operations on both copies at once (timeouts run meanwhile)
 	(cd "$T/iw" && ops) &
 	o1=$!
