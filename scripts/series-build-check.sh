@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Check that every patch of the series builds on its own: check out the
-# series one commit at a time and build bzImage after each.
+# series one commit at a time and build vmlinux after each (bzImage when
+# the patch touches arch/x86/boot).
 #
 #   series-build-check.sh KSRC WORK CONFIG PATCHDIR...
 #
@@ -94,13 +95,20 @@ for p in "${patches[@]}"; do
 		echo "series-build-check: patches 1-$i: $p touches only Documentation/, selftests or MAINTAINERS, no kernel build"
 		continue
 	fi
+	# vmlinux: every object compiled and linked (kallsyms passes
+	# included); bzImage adds only its xz compression and the boot code,
+	# which no patch here touches (built in full when one does)
+	target=vmlinux
+	case $'\n'"$(git -C "$ksrc" diff --name-only "$c~" "$c")" in
+	*$'\n'arch/x86/boot/*) target=bzImage ;;
+	esac
 	cp "$config" "$build/.config"
 	make -s -C "$ksrc" O="$build" ARCH=x86_64 olddefconfig >/dev/null
 	start=$(date +%s)
 	# warnings and errors are shown as they come; the log keeps all
 	"$(dirname "$0")/progress.sh" kbuild "series-check: patch $i/${#patches[@]}" \
 		"$build" "$est" "$build/log" -- \
-		make -C "$ksrc" O="$build" ARCH=x86_64 -j"$(nproc)" bzImage ||
+		make -C "$ksrc" O="$build" ARCH=x86_64 -j"$(nproc)" "$target" ||
 		die "the tree does not build with patches 1-$i ($p applied last; errors above)"
 	if grep -E 'warning:|error:' "$build/log" | grep -v '^make' >/dev/null; then
 		die "patch $i ($p): the build has warnings (above; all of it in $build/log)"

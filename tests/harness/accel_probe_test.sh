@@ -8,18 +8,10 @@
 # and the one line run-guest.sh prints.  Run by make harness-check.
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/tap.sh"	# $top, $t, ok, bad, check
 probe=$top/scripts/accel-probe.sh
 bound=2		# ACCEL_PROBE_TIMEOUT for the tests
 limit=6		# the bound, the 2 s before SIGKILL, and 2 s of slack
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fails=0
-n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 
 # fake NAME VERSION BODY: a QEMU that logs each boot to $t/NAME.calls
 fake() {

@@ -8,15 +8,8 @@
 # steps is an error.
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/tap.sh"	# $top, $t, ok, bad, check
 report=$top/scripts/bench-report.py
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 
 command -v gnuplot >/dev/null || { echo "not ok 1 - gnuplot missing: run 'make deps' (gnuplot-nox)"; exit 1; }
 

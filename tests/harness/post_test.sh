@@ -14,16 +14,8 @@
 # harness-check; a second or so.
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/tap.sh"	# $top, $t, ok, bad, check
 post=$top/scripts/post.sh
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fails=0
-n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 
 # git with no identity but what a test gives it
 export HOME=$t/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$t/home/.gitconfig

@@ -8,15 +8,8 @@
 # PROGRESS_EVERY seconds off a terminal, one redrawn line (\r) on one.
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/tap.sh"	# $top, $t, ok, bad, check
 progress=$top/scripts/progress.sh
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 has() { grep -qF -- "$1" "$t/out"; }
 
 # a fake kbuild: OBJS objects (files in BDIR), a warning, then STATUS;

@@ -10,15 +10,8 @@
 # whole run.  Run by make harness-check.
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fails=0
-n=0
+. "$(dirname "$0")/tap.sh"	# $top, $t, ok, bad, check
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 lacks() { ! grep -q "$1"; }
 
 # A QEMU that writes its -pidfile and then plays the guest $FAKE_GUEST

@@ -8,15 +8,8 @@
 # a log's table differs from the file.
 set -uo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/tap.sh"	# $top, $t, ok, bad, check
 st=$top/scripts/sem-table.py
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-bad() { n=$((n + 1)); echo "not ok $n - $*"; fails=$((fails + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 
 # random cells, so that the output cannot pass by holding fixed text
 c1="CREATE(f$RANDOM)" c2="E$RANDOM" c3="ok; write: MODIFY$RANDOM"
