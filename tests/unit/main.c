@@ -18,7 +18,6 @@ TESTS(stream)
 TESTS(pool)
 TESTS(exchange)
 TESTS(sym)
-TESTS(truth)
 
 int main(void)
 {
@@ -39,7 +38,6 @@ int main(void)
 		{ pool_tests, &pool_ntests },
 		{ exchange_tests, &exchange_ntests },
 		{ sym_tests, &sym_ntests },
-		{ truth_tests, &truth_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
