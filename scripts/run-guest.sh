@@ -157,10 +157,7 @@ fail=0
 why=()
 kill "$watcher" 2>/dev/null
 wait "$watcher" 2>/dev/null
-case "$rc" in
-1) ;;
-*) [ -s "$work/idle" ] && rc=idle ;;
-esac
+[ "$rc" != 1 ] && [ -s "$work/idle" ] && rc=idle
 case "$rc" in
 1) ;;
 idle) why+=("QEMU stopped: $(cat "$work/idle")"); fail=1 ;;

@@ -43,25 +43,32 @@ took() {
 ok() { took; n=$((n + 1)); echo "ok $n - $1 # ${secs}s"; }
 notok() { took; n=$((n + 1)); echo "not ok $n - $1 # ${secs}s"; fails=$((fails + 1)); }
 
-# has_watch PID: has process PID an inotify watch (builtins only)
-has_watch() {
-	for f in /proc/$1/fdinfo/*; do
+# has_line PREFIX FILE...: does a line of one of the FILEs start with
+# PREFIX (builtins only)
+has_line() {
+	p=$1
+	shift
+	for f in "$@"; do
 		while read -r l; do
-			case $l in "inotify wd:"*) return 0 ;; esac
+			case $l in "$p"*) return 0 ;; esac
 		done 2>/dev/null < "$f"
 	done
 	return 1
 }
 
+# says_established OPTIONS...: does the tool print "Watches established."
+# (when every watch is set, -r's whole walk included) with these options
+says_established() {
+	case " $* " in *" -q "*|*" -qq "*) return 1 ;; esac
+	return 0
+}
+
 # established PID FILE: wait until process PID wrote "Watches
-# established." to FILE (its stderr; both tools print it when every
-# watch is set, -r's whole walk included, unless -q), or has exited
+# established." to FILE (its stderr), or has exited
 established() {
 	j=0
 	while [ $j -lt 200 ] && kill -0 $1 2>/dev/null; do
-		while read -r l; do
-			case $l in "Watches established."*) return 0 ;; esac
-		done 2>/dev/null < "$2"
+		has_line "Watches established." "$2" && return 0
 		j=$((j + 1))
 		sleep 0.05
 	done
@@ -71,7 +78,7 @@ established() {
 # wait until process $1 has an inotify watch (then $2 s for inotifywait -r)
 ready() {
 	i=0
-	while ! has_watch $1; do
+	while ! has_line "inotify wd:" /proc/$1/fdinfo/*; do
 		i=$((i + 1))
 		[ $i -gt 100 ] && return 1
 		kill -0 $1 2>/dev/null || return 1
@@ -101,7 +108,7 @@ run() {
 	ready $pid $r	# (an exit before any watch is an output too)
 	# -r's walk may outlast r on the debug kernel: without -q, wait for
 	# the tool's own word that it is done
-	case " $* " in *" -q "*|*" -qq "*) ;; *) established $pid "$T/$out.err" ;; esac
+	says_established "$@" && established $pid "$T/$out.err"
 	ops
 	# let the events arrive, then stop a tool still running
 	i=0
@@ -152,10 +159,10 @@ same() {
 	ready $p1 $r
 	# (an exit before any watch is an output too; -r: the walk is done)
 	ready $p2 $r
-	case " $* " in
-	*" -q "*|*" -qq "*) ;;
-	*) established $p1 "$T/iw.err"; established $p2 "$T/wf.err" ;;
-	esac
+	if says_established "$@"; then
+		established $p1 "$T/iw.err"
+		established $p2 "$T/wf.err"
+	fi
 	# the same operations on both copies at once (timeouts run meanwhile)
 	(cd "$T/iw" && ops) &
 	o1=$!
