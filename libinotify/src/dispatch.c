@@ -567,6 +567,22 @@ out:
 		end_fired(in, fwd);
 }
 
+/*
+ * Does a tree that is sure of its paths hold kw where it is now (its
+ * rename applied: IN_MOVE_SELF comes after the move's two halves)?
+ */
+static bool tree_knows(struct inofd *in, struct inofd__kw *kw)
+{
+	struct inofd__mem *n;
+	size_t len;
+
+	for (n = kw->mems; n; n = n->kwnext)
+		if (n->kind == INOFD__MEM_NODE && !n->reg->unsure &&
+		    !n->reg->lost && inofd__mem_path(in, n, &len))
+			return true;
+	return false;
+}
+
 static void self_moved(struct inofd *in, int wd)
 {
 	struct inofd__kw *kw = inofd__kw_find(in, wd);
@@ -576,8 +592,9 @@ static void self_moved(struct inofd *in, int wd)
 		next = m->kwnext;
 		if (m->kind == INOFD__MEM_PLAIN) {
 			/* a move from before the watch was made is not one
-			 * since (its path is the one it was made with) */
-			if (m->reg->born <= in->cur_pos)
+			 * since (its path is the one it was made with); a
+			 * tree that followed the move knows where it is */
+			if (m->reg->born <= in->cur_pos && !tree_knows(in, kw))
 				m->reg->stale = true;
 		} else if (m->kind == INOFD__MEM_NODE && m == m->reg->root &&
 			   !m->reg->plink) {

@@ -305,10 +305,54 @@ bool inofd__node_below(const struct inofd__mem *a, const struct inofd__mem *m)
 }
 
 /* Free one member; tree children must be gone or unlinked already. */
+/*
+ * Tree node m is about to go: a plain watch of the same kernel watch took
+ * its path from m (build()), so what m knew becomes the plain watch's own
+ * (one truth per object, issue 26): the path it has now, or, where m did
+ * not know it (moving), its own path flagged maybe stale.  Not for a
+ * plain watch made after the record being applied (its path, taken when
+ * it was made, is newer).  Called while m's ancestors are still linked.
+ */
+static void hand_over(struct inofd *in, struct inofd__mem *m)
+{
+	struct inofd__mem *n;
+	const char *p;
+	size_t len;
+	char *dup;
+	/* the stream position applied: the record at hand, or all read */
+	uint64_t at = in->at_rec ? in->cur_pos :
+		      in->kpos - (uint64_t)(in->rest_end - in->rest);
+
+	for (n = m->kw->mems; n; n = n->kwnext) {
+		/* made after the record at hand: its own path is newer
+		 * than what the tree knows at this record */
+		if (n->kind != INOFD__MEM_PLAIN || n->reg->born > at)
+			continue;
+		p = inofd__mem_path(in, n, &len);
+		if (!p) {
+			n->reg->stale = true;
+			continue;
+		}
+		if (n->reg->path && !strcmp(n->reg->path, p))
+			continue;
+		dup = strdup(p);
+		if (!dup) {
+			n->reg->stale = true;
+			continue;
+		}
+		free(n->reg->path);
+		n->reg->path = dup;
+		inofd__paths_changed(in);
+	}
+}
+
 void inofd__mem_free(struct inofd *in, struct inofd__mem *m)
 {
 	struct inofd__kw *kw = m->kw;
 	struct inofd__mem **pp;
+
+	if (m->kind == INOFD__MEM_NODE)
+		hand_over(in, m);
 
 	for (pp = &kw->mems; *pp; pp = &(*pp)->kwnext)
 		if (*pp == m) {

@@ -18,6 +18,7 @@ TESTS(stream)
 TESTS(pool)
 TESTS(exchange)
 TESTS(sym)
+TESTS(truth)
 
 int main(void)
 {
@@ -38,6 +39,7 @@ int main(void)
 		{ pool_tests, &pool_ntests },
 		{ exchange_tests, &exchange_ntests },
 		{ sym_tests, &sym_ntests },
+		{ truth_tests, &truth_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
