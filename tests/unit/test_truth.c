@@ -23,20 +23,26 @@ static int of(const struct fx *f, int wd, const char *name)
 	return -1;
 }
 
+/* A tree on t with IN_CREATE, a plain watch on t/sub, both drained. */
+static void tree_and_plain(struct fx *f, int *root, int *plain)
+{
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/sub"));
+	*root = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
+				    NULL);
+	assert_true(*root >= 0);
+	*plain = inofd_watch_path(f->in, P(f, "t/sub"), IN_CREATE, "plain");
+	assert_true(*plain >= 0);
+	drain(f, 20);
+}
+
 static void truth_plain_keeps_tree_rename(void **state)
 {
 	struct fx *f = *state;
 	const char *wp;
 	int root, plain, i;
 
-	mkdirp(P(f, "t"));
-	mkdirp(P(f, "t/sub"));
-	root = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
-				   NULL);
-	assert_true(root >= 0);
-	plain = inofd_watch_path(f->in, P(f, "t/sub"), IN_CREATE, "plain");
-	assert_true(plain >= 0);
-	drain(f, 20);
+	tree_and_plain(f, &root, &plain);
 	assert_int_equal(rename(P(f, "t/sub"), P(f, "t/sub2")), 0);
 	mkfile(P(f, "t/sub2/a"));
 	drain(f, 40);
@@ -69,15 +75,8 @@ static void truth_plain_moved_out_stale(void **state)
 	struct fx *f = *state;
 	int root, plain, i;
 
-	mkdirp(P(f, "t"));
-	mkdirp(P(f, "t/sub"));
 	mkdirp(P(f, "o"));
-	root = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
-				   NULL);
-	assert_true(root >= 0);
-	plain = inofd_watch_path(f->in, P(f, "t/sub"), IN_CREATE, "plain");
-	assert_true(plain >= 0);
-	drain(f, 20);
+	tree_and_plain(f, &root, &plain);
 	assert_int_equal(rename(P(f, "t/sub"), P(f, "o/sub")), 0);
 	drain(f, 40);
 	assert_int_equal(inofd_unwatch(f->in, root), 0);
