@@ -155,8 +155,10 @@ enum inofd_event_type {
 					 * the kernel (scan of a new directory,
 					 * table repair after an overflow) */
 #define INOFD_EVF_STALE_PATH	0x0002u	/* plain watch: the object moved since
-					 * it was watched; path is the one it
-					 * had then.  Tree: read right after a
+					 * it was watched (or the file's name
+					 * was unlinked, another link left);
+					 * path is the one it had then.
+					 * Tree: read right after a
 					 * loss in which a rename above the
 					 * root was lost; path uses the names
 					 * found after the loss */

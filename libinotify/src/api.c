@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "dispatch.h"
+#include "fanotify.h"
 
 #define OPTS_END(type, field)	(offsetof(struct type, field) + \
 				 sizeof(((struct type *)0)->field))
@@ -270,11 +271,14 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	struct inofd__kw *kw;
 	struct stat st;
 	uint32_t kmask;
-	uint64_t born;
+	uint64_t born, raw = 0;
+	bool fan = in->backend == INOFD_BACKEND_FANOTIFY;
 	int wd;
 
 	inofd__stream_finish(in);	/* what was read comes before it */
 	born = inofd__stream_now(in);	/* before the kernel's mark */
+	if (fan)
+		raw = inofd__fan_now(in);	/* where its path is taken */
 
 	/*
 	 * The kernel mark is shared by every registration on the object:
@@ -285,11 +289,15 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	kmask = (mask & ~(IN_ONESHOT | IN_MASK_ADD | IN_MASK_CREATE)) |
 		IN_MOVE_SELF;
 	kmask |= (mask & IN_MASK_CREATE) ? IN_MASK_CREATE : IN_MASK_ADD;
+	if (fstat(fd, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	/* a non-directory: IN_ATTRIB says a link went (dispatch.c's
+	 * name_check()) */
+	if (st.st_mode && !S_ISDIR(st.st_mode))
+		kmask |= IN_ATTRIB;
 	wd = inofd__backend_add_at(in, fd, kmask, at);
 	if (wd < 0)
 		goto fail;
-	if (fstat(fd, &st) < 0)
-		memset(&st, 0, sizeof(st));
 	kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
 	if (!kw) {
 		inofd__backend_rm(in, wd);
@@ -309,9 +317,19 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	}
 	r->mask = mask & EVENT_BITS;
 	r->oneshot = mask & IN_ONESHOT;
+	r->file = st.st_mode && !S_ISDIR(st.st_mode);
+	r->lnk = S_ISLNK(st.st_mode);
 	r->data = data;
 	r->path = path;
 	inofd__born(in, r, born);
+	/*
+	 * fanotify's born is where the unread records start, not where the
+	 * path was taken: the backend says that with a record of its own
+	 * (without room for it, the path counts as taken at born).
+	 */
+	r->seen = born;
+	if (fan && inofd__fan_seen(in, raw, r->id) == 0)
+		r->seen = UINT64_MAX;
 	return r->id;
 fail:
 	free(path);

@@ -7,11 +7,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -591,10 +593,10 @@ static void self_moved(struct inofd *in, int wd)
 	for (m = kw ? kw->mems : NULL; m; m = next) {
 		next = m->kwnext;
 		if (m->kind == INOFD__MEM_PLAIN) {
-			/* a move from before the watch was made is not one
+			/* a move from before its path was taken is not one
 			 * since (its path is the one it was made with); a
 			 * tree that followed the move knows where it is */
-			if (m->reg->born <= in->cur_pos && !tree_knows(in, kw))
+			if (m->reg->seen <= in->cur_pos && !tree_knows(in, kw))
 				m->reg->stale = true;
 		} else if (m->kind == INOFD__MEM_NODE && m == m->reg->root &&
 			   !m->reg->plink) {
@@ -734,6 +736,36 @@ static void overflow(struct inofd *in)
 		roots_check(in);
 }
 
+/*
+ * IN_ATTRIB on a plain watch of a non-directory: its link count may have
+ * changed.  A name unlinked while the object lives on (another hard link,
+ * an open descriptor) leaves the watch's path naming nothing or another
+ * object (issue 26, reproduction 7b): the path is checked, and flagged
+ * maybe stale when it no longer names the object.  Not when the object's
+ * end is among the records in hand: its last name went, and the path
+ * stays its last one, as with IN_DELETE_SELF on inotify itself.
+ */
+static void name_check(struct inofd *in, struct inofd__kw *kw)
+{
+	struct inofd__mem *m;
+	struct stat st;
+
+	for (m = kw->mems; m; m = m->kwnext) {
+		struct inofd__reg *r = m->reg;
+
+		if (m->kind != INOFD__MEM_PLAIN || !r->file || r->stale ||
+		    !r->path)
+			continue;
+		if (ahead_on(in, kw->wd, IN_DELETE_SELF | IN_IGNORED,
+			     -1, -1) > 0)
+			return;
+		if (fstatat(AT_FDCWD, r->path, &st,
+			    r->lnk ? AT_SYMLINK_NOFOLLOW : 0) < 0 ||
+		    st.st_dev != kw->dev || st.st_ino != kw->ino)
+			r->stale = true;
+	}
+}
+
 /* One event, whatever it is (kept out of parse()'s loop: the slow path). */
 static __attribute__((noinline)) void process(struct inofd *in, int wd,
 					      uint32_t mask, uint32_t cookie,
@@ -742,6 +774,13 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
 	struct inofd__kw *kw;
 	struct inofd__mem *m;
 
+	if (mask & INOFD__SEEN) {
+		struct inofd__reg *r = inofd__reg_find(in, (int)cookie);
+
+		if (r && r->kind == INOFD__REG_PLAIN && r->seen == UINT64_MAX)
+			r->seen = in->cur_pos;
+		return;
+	}
 	if (in->xw.reg)
 		xw_record(in, wd, mask);
 	if (mask & INOFD__MOVED_ID)
@@ -780,6 +819,8 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
 		moved_to(in, kw, mask, cookie, name);
 		return;
 	}
+	if ((mask & IN_ATTRIB) && !name)
+		name_check(in, kw);
 	for (m = kw->mems; m; m = m->kwnext)
 		inofd__emit(in, m, INOFD_EV_INOTIFY,
 			    &(struct inofd__raw){ mask, cookie, name },
@@ -801,7 +842,7 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
  */
 #define SLOW_BITS	(IN_Q_OVERFLOW | IN_IGNORED | IN_UNMOUNT | IN_ISDIR | \
 			 IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF | \
-			 INOFD__MOVED_ID)
+			 INOFD__MOVED_ID | INOFD__SEEN)
 
 /*
  * What parse() keeps in locals while events are only reports: the queue's
@@ -880,7 +921,7 @@ run_watch(struct inofd *in, struct run *u, int wd, const char *rec)
 		return;
 	if (!inofd__mem_path(in, m, &dl))
 		return;		/* no path: the name stays in the buffer */
-	u->slow = SLOW_BITS;
+	u->slow = SLOW_BITS | (r->file ? IN_ATTRIB : 0);	/* name_check() */
 	u->want = r->mask & IN_ALL_EVENTS;
 	u->id = r->id;
 	u->data = r->data;

@@ -148,6 +148,12 @@ struct inofd__fan {
 	unsigned int	nwin;
 	uint64_t	win_end;	/* the queue was empty here: the window
 					 * restarts when conversion reaches it */
+	/* INOFD__SEEN records to put when conversion reaches raw, in order */
+	struct seen {
+		uint64_t	raw;
+		int		id;
+	}		*seen;
+	size_t		nseen, seencap;
 };
 
 static uint64_t mix(uint64_t h, const void *p, size_t n)
@@ -368,6 +374,7 @@ void inofd__fan_free(struct inofd *in)
 	free(f->bykey);
 	free(f->byino);
 	free(f->sbuf);
+	free(f->seen);
 	free(f);
 	in->fan = NULL;
 }
@@ -1019,9 +1026,50 @@ static void backlog(struct inofd *in)
 	errno = e;
 }
 
+uint64_t inofd__fan_now(struct inofd *in)
+{
+	backlog(in);
+	return in->fan->consumed;
+}
+
+int inofd__fan_seen(struct inofd *in, uint64_t raw, int id)
+{
+	struct inofd__fan *f = in->fan;
+
+	if (f->nseen == f->seencap) {
+		size_t cap = f->seencap ? 2 * f->seencap : 8;
+		struct seen *n = realloc(f->seen, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->seen = n;
+		f->seencap = cap;
+	}
+	/* raw never goes back: the list stays in order */
+	f->seen[f->nseen++] = (struct seen){ .raw = raw, .id = id };
+	return 0;
+}
+
+/* Put the INOFD__SEEN records due at raw offset pos; false: no room. */
+static bool put_seen(struct inofd__fan *f, struct out *o, uint64_t pos)
+{
+	size_t i;
+
+	for (i = 0; i < f->nseen && f->seen[i].raw <= pos; i++) {
+		put(o, -1, INOFD__SEEN, (uint32_t)f->seen[i].id, NULL);
+		if (o->full)
+			break;
+	}
+	if (i) {
+		memmove(f->seen, f->seen + i, (f->nseen - i) * sizeof(*f->seen));
+		f->nseen -= i;
+	}
+	return !o->full;
+}
+
 bool inofd__fan_pending(const struct inofd *in)
 {
-	return in->fan && in->fan->spos < in->fan->send;
+	return in->fan && (in->fan->spos < in->fan->send || in->fan->nseen);
 }
 
 ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
@@ -1043,6 +1091,9 @@ ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 				f->spos = f->send;	/* torn: cannot be */
 				break;
 			}
+			if (f->nseen && !put_seen(f, &o, f->consumed -
+						  f->send + f->spos))
+				return o.p - (char *)buf;
 			if (f->win_end && f->consumed - f->send + f->spos >=
 			    f->win_end) {
 				f->nwin = 0;
@@ -1053,6 +1104,8 @@ ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 				return o.p - (char *)buf;
 			f->spos += elen;
 		}
+		if (f->nseen && !put_seen(f, &o, f->consumed))
+			return o.p - (char *)buf;
 		if (o.p != (char *)buf)
 			return o.p - (char *)buf;
 		r = fill(in, true);

@@ -33,6 +33,14 @@ INOFD__HIDDEN bool inofd__fan_same(struct inofd *in, int wd,
 /* read(2) of in->ifd as inotify records: bytes, or -1 and errno. */
 INOFD__HIDDEN ssize_t inofd__fan_read(struct inofd *in, void *buf,
 				      size_t len);
+/*
+ * Where the group's queue ends now, in its own bytes (what it holds is
+ * read into the backlog first), and: a private INOFD__SEEN record for
+ * registration id, put among the records made when conversion reaches
+ * raw.  0, or -ENOMEM.
+ */
+INOFD__HIDDEN uint64_t inofd__fan_now(struct inofd *in);
+INOFD__HIDDEN int inofd__fan_seen(struct inofd *in, uint64_t raw, int id);
 /* Records read from the group and not handed out yet (timeout 0). */
 INOFD__HIDDEN bool inofd__fan_pending(const struct inofd *in);
 /* The wds whose kernel marks live (fdinfo): 0, or -1 when unknown. */

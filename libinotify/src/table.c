@@ -304,14 +304,14 @@ bool inofd__node_below(const struct inofd__mem *a, const struct inofd__mem *m)
 	return false;
 }
 
-/* Free one member; tree children must be gone or unlinked already. */
 /*
  * Tree node m is about to go: a plain watch of the same kernel watch took
  * its path from m (build()), so what m knew becomes the plain watch's own
  * (one truth per object, issue 26): the path it has now, or, where m did
  * not know it (moving), its own path flagged maybe stale.  Not for a
- * plain watch made after the record being applied (its path, taken when
- * it was made, is newer).  Called while m's ancestors are still linked.
+ * plain watch whose path was taken after the record being applied (its
+ * reg->seen: that path is newer).  Called while m's ancestors are still
+ * linked.
  */
 static void hand_over(struct inofd *in, struct inofd__mem *m)
 {
@@ -324,9 +324,9 @@ static void hand_over(struct inofd *in, struct inofd__mem *m)
 		      in->kpos - (uint64_t)(in->rest_end - in->rest);
 
 	for (n = m->kw->mems; n; n = n->kwnext) {
-		/* made after the record at hand: its own path is newer
-		 * than what the tree knows at this record */
-		if (n->kind != INOFD__MEM_PLAIN || n->reg->born > at)
+		/* its path taken after the record at hand: newer than
+		 * what the tree knows at this record */
+		if (n->kind != INOFD__MEM_PLAIN || n->reg->seen > at)
 			continue;
 		p = inofd__mem_path(in, n, &len);
 		if (!p) {
@@ -346,6 +346,7 @@ static void hand_over(struct inofd *in, struct inofd__mem *m)
 	}
 }
 
+/* Free one member; tree children must be gone or unlinked already. */
 void inofd__mem_free(struct inofd *in, struct inofd__mem *m)
 {
 	struct inofd__kw *kw = m->kw;

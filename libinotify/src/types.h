@@ -78,6 +78,14 @@
  * it (exchanges).
  */
 #define INOFD__MOVED_ID		0x00100000u
+/*
+ * A private record of the fanotify backend: where a plain watch's path
+ * was taken (cookie: the registration's id).  inotify places that by
+ * FIONREAD (inofd__stream_now()); fanotify's FIONREAD counts its own
+ * events, not the records made of them, so the backend puts this record
+ * where the group's queue ended when the watch call began.
+ */
+#define INOFD__SEEN		0x00200000u
 /* Reported whatever the registration's mask says. */
 #define INOFD__ALWAYS_BITS	(IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED)
 
@@ -227,6 +235,9 @@ struct inofd__reg {
 	bool			oneshot;
 	bool			fired;		/* oneshot: it reported once */
 	bool			stale;		/* plain: moved since added */
+	bool			file;		/* plain: not a directory (a name
+						 * of it can go while it lives) */
+	bool			lnk;		/* plain: a symlink itself */
 	bool			lost;		/* tree: location unknown */
 	bool			moving;		/* tree: root rename pending */
 	bool			unsure;		/* tree: a rename above the root
@@ -268,6 +279,10 @@ struct inofd__reg {
 	 * this registration's: those queued before it was made are not
 	 * reported to it (dispatch.c, inofd__stream_now()) */
 	uint64_t		born;
+	/* a plain watch's: the offset at which its path was taken (its own
+	 * path is newer than what a tree knew before it); UINT64_MAX until
+	 * the fanotify backend's INOFD__SEEN record is parsed */
+	uint64_t		seen;
 	struct inofd__reg	*hnext;
 };
 

@@ -89,7 +89,128 @@ static void truth_plain_moved_out_stale(void **state)
 	assert_true(f->r[i].flags & INOFD_EVF_STALE_PATH);
 }
 
+/*
+ * A plain watch made while the tree's records about its object are still
+ * unread: the tree lets the directory go (renamed to an excluded name),
+ * it is renamed again, and only then is the plain watch made, by its
+ * newest name.  What the tree knew at its record is older than that
+ * name: the plain watch keeps its own (oracle seed 20750, -N -X -R -C,
+ * on fanotify, where a watch's birth is where the unread records start).
+ */
+static void plain_after_unread(struct fx *f, unsigned int backend)
+{
+	INOFD_OPTS(o, .flags = backend);
+	INOFD_TREE_OPTS(to, .exclude = (const char *const[]){ "*.tmp", NULL });
+	int r = inofd_new(&f->in, &o), root, plain, i;
+
+	if (r == -ENOSYS || r == -EPERM) {
+		print_message("backend not available here: skipped\n");
+		skip();
+	}
+	assert_int_equal(r, 0);
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/d"));
+	root = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, &to);
+	assert_true(root >= 0);
+	drain(f, 20);
+	assert_int_equal(rename(P(f, "t/d"), P(f, "t/x.tmp")), 0);
+	assert_int_equal(rename(P(f, "t/x.tmp"), P(f, "t/y.tmp")), 0);
+	plain = inofd_watch_path(f->in, P(f, "t/y.tmp"), IN_CREATE, "plain");
+	assert_true(plain >= 0);
+	drain(f, 40);
+	f->n = 0;
+	mkfile(P(f, "t/y.tmp/c"));
+	drain(f, 40);
+	i = of(f, plain, "c");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "t/y.tmp/c"));
+	assert_int_equal(f->r[i].flags & INOFD_EVF_STALE_PATH, 0);
+}
+
+static void truth_plain_after_unread_procfd(void **state)
+{
+	plain_after_unread(*state, INOFD_FORCE_PROCFD);
+}
+
+static void truth_plain_after_unread_fanotify(void **state)
+{
+	plain_after_unread(*state, INOFD_FORCE_FANOTIFY);
+}
+
+/*
+ * A plain watch on a file with a second hard link: the name it was made
+ * with is unlinked, the file lives on under the other (issue 26,
+ * reproduction 7b).  Its events no longer carry that name unflagged.  A
+ * file whose last name goes keeps its last name on IN_DELETE_SELF,
+ * unflagged, as before.
+ */
+static void hard_link_unlinked(struct fx *f, unsigned int backend)
+{
+	INOFD_OPTS(o, .flags = backend);
+	int r = inofd_new(&f->in, &o), w1, w2, i, fd;
+
+	if (r == -ENOSYS || r == -EPERM) {
+		print_message("backend not available here: skipped\n");
+		skip();
+	}
+	assert_int_equal(r, 0);
+	mkfile(P(f, "f"));
+	assert_int_equal(link(P(f, "f"), P(f, "g")), 0);
+	mkfile(P(f, "h"));
+	w1 = inofd_watch_path(f->in, P(f, "f"), IN_MODIFY | IN_DELETE_SELF,
+			      NULL);
+	w2 = inofd_watch_path(f->in, P(f, "h"), IN_DELETE_SELF, NULL);
+	assert_true(w1 >= 0 && w2 >= 0);
+	drain(f, 20);
+	f->n = 0;
+	/* before: a write through the name it has */
+	fd = open(P(f, "f"), O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	drain(f, 40);
+	i = of(f, w1, "");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "f"));
+	assert_int_equal(f->r[i].flags & INOFD_EVF_STALE_PATH, 0);
+	/* the name goes, the file lives on as g */
+	f->n = 0;
+	assert_int_equal(unlink(P(f, "f")), 0);
+	fd = open(P(f, "g"), O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+	drain(f, 40);
+	i = of(f, w1, "");
+	assert_true(i >= 0);
+	assert_int_equal(f->r[i].mask & IN_MODIFY, IN_MODIFY);
+	assert_true(f->r[i].flags & INOFD_EVF_STALE_PATH);
+	/* the last name goes: the end carries it, unflagged */
+	f->n = 0;
+	assert_int_equal(unlink(P(f, "h")), 0);
+	drain(f, 40);
+	i = of(f, w2, "");
+	assert_true(i >= 0);
+	assert_int_equal(f->r[i].mask & IN_DELETE_SELF, IN_DELETE_SELF);
+	assert_string_equal(f->r[i].path, P(f, "h"));
+	assert_int_equal(f->r[i].flags & INOFD_EVF_STALE_PATH, 0);
+}
+
+static void truth_hard_link_unlinked_procfd(void **state)
+{
+	hard_link_unlinked(*state, INOFD_FORCE_PROCFD);
+}
+
+static void truth_hard_link_unlinked_fanotify(void **state)
+{
+	hard_link_unlinked(*state, INOFD_FORCE_FANOTIFY);
+}
+
 DEFINE_TESTS(truth,
 	T(truth_plain_keeps_tree_rename),
 	T(truth_plain_moved_out_stale),
+	TN(truth_plain_after_unread_procfd),
+	TN(truth_plain_after_unread_fanotify),
+	TN(truth_hard_link_unlinked_procfd),
+	TN(truth_hard_link_unlinked_fanotify),
 )
