@@ -648,7 +648,7 @@ PEERS_DIR  ?= $(CACHE)/peers
 PEERS_DATE := $(shell date -u +%Y-%m-%d)
 PEERS_LOG  ?= docs/bench/peers-$(PEERS_DATE).log
 PEERS_SVG  ?= docs/bench/peers-$(PEERS_DATE).svg
-peers: examples
+peers: examples python
 	@missing=$$(for p in $(PEERS_PACKAGES) $$(command -v node >/dev/null || echo nodejs npm); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
 	done); \

@@ -361,12 +361,7 @@ class WatchFd(Tool):
         return dict(os.environ, INOFD_BACKEND=self.backend)
 
     def version(self):
-        try:
-            return subprocess.run(["git", "-C", TOP, "describe", "--always", "--dirty"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                  text=True).stdout.strip() or "?"
-        except OSError:
-            return "?"
+        return src_version()
 
     def available(self):
         if not os.access(self.exe, os.X_OK):
@@ -483,6 +478,22 @@ class Watchdog(Shim):
         return out
 
 
+def src_version():
+    """The project's commit, "-dirty" when a tracked file differs (the
+    benchmark logs under docs/bench/ that this run writes excepted)."""
+    try:
+        rev = subprocess.run(["git", "-C", TOP, "describe", "--always"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", TOP, "status", "--porcelain",
+                                "--untracked-files=no", "--", ".", ":!docs/bench"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               text=True).stdout.strip()
+    except OSError:
+        return "?"
+    return (rev + ("-dirty" if dirty else "")) if rev else "?"
+
+
 class PyInofd(Shim):
     name = "python-inofd"
     mode = "python3 inofd_watch.py ROOT: Instance(), watch_tree(ROOT, IN_ALL_EVENTS)"
@@ -502,9 +513,10 @@ class PyInofd(Shim):
 
     def version(self):
         r = subprocess.run(["/usr/bin/python3", "-c",
-                            "import inofd; print(getattr(inofd, '__version__', '?'), inofd.__file__)"],
-                           env=self.env(), stdout=subprocess.PIPE, text=True)
-        return r.stdout.strip() or "?"
+                            "import inofd; print('%d.%d' % inofd.library_version())"],
+                           env=self.env(), stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        return "%s (libinofd %s)" % (src_version(), r.stdout.strip() or "?")
 
     def available(self):
         r = subprocess.run(["/usr/bin/python3", "-c", "import inofd"], env=self.env(),
