@@ -23,6 +23,45 @@ static int of(const struct fx *f, int wd, const char *name)
 	return -1;
 }
 
+/*
+ * wd's first record named name (an event on the object itself: ""): it
+ * is there, with path, and flagged maybe stale or not as stale says.
+ */
+static void expect(const struct fx *f, int wd, const char *name,
+		   const char *path, bool stale)
+{
+	int i = of(f, wd, name);
+
+	assert_true(i >= 0);
+	if (path)
+		assert_string_equal(f->r[i].path, path);
+	assert_int_equal(!!(f->r[i].flags & INOFD_EVF_STALE_PATH), stale);
+}
+
+/* An instance on backend (INOFD_FORCE_*); skipped where there is none. */
+static void open_on(struct fx *f, unsigned int backend)
+{
+	INOFD_OPTS(o, .flags = backend);
+	int r = inofd_new(&f->in, &o);
+
+	if (r == -ENOSYS || r == -EPERM) {
+		print_message("backend not available here: skipped\n");
+		skip();
+	}
+	assert_int_equal(r, 0);
+}
+
+/* The test fn(f, backend) on procfd and on fanotify, as two tests. */
+#define ON_BOTH(fn)							\
+	static void fn##_procfd(void **state)				\
+	{								\
+		fn(*state, INOFD_FORCE_PROCFD);				\
+	}								\
+	static void fn##_fanotify(void **state)				\
+	{								\
+		fn(*state, INOFD_FORCE_FANOTIFY);			\
+	}
+
 /* A tree on t with IN_CREATE, a plain watch on t/sub, both drained. */
 static void tree_and_plain(struct fx *f, int *root, int *plain)
 {
@@ -97,17 +136,12 @@ static void truth_plain_moved_out_stale(void **state)
  * name: the plain watch keeps its own (oracle seed 20750, -N -X -R -C,
  * on fanotify, where a watch's birth is where the unread records start).
  */
-static void plain_after_unread(struct fx *f, unsigned int backend)
+static void truth_plain_after_unread(struct fx *f, unsigned int backend)
 {
-	INOFD_OPTS(o, .flags = backend);
 	INOFD_TREE_OPTS(to, .exclude = (const char *const[]){ "*.tmp", NULL });
-	int r = inofd_new(&f->in, &o), root, plain, i;
+	int root, plain;
 
-	if (r == -ENOSYS || r == -EPERM) {
-		print_message("backend not available here: skipped\n");
-		skip();
-	}
-	assert_int_equal(r, 0);
+	open_on(f, backend);
 	mkdirp(P(f, "t"));
 	mkdirp(P(f, "t/d"));
 	root = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, &to);
@@ -121,21 +155,9 @@ static void plain_after_unread(struct fx *f, unsigned int backend)
 	f->n = 0;
 	mkfile(P(f, "t/y.tmp/c"));
 	drain(f, 40);
-	i = of(f, plain, "c");
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, "t/y.tmp/c"));
-	assert_int_equal(f->r[i].flags & INOFD_EVF_STALE_PATH, 0);
+	expect(f, plain, "c", P(f, "t/y.tmp/c"), false);
 }
-
-static void truth_plain_after_unread_procfd(void **state)
-{
-	plain_after_unread(*state, INOFD_FORCE_PROCFD);
-}
-
-static void truth_plain_after_unread_fanotify(void **state)
-{
-	plain_after_unread(*state, INOFD_FORCE_FANOTIFY);
-}
+ON_BOTH(truth_plain_after_unread)
 
 /*
  * A plain watch on a file with a second hard link: the name it was made
@@ -144,16 +166,11 @@ static void truth_plain_after_unread_fanotify(void **state)
  * file whose last name goes keeps its last name on IN_DELETE_SELF,
  * unflagged, as before.
  */
-static void hard_link_unlinked(struct fx *f, unsigned int backend)
+static void truth_hard_link_unlinked(struct fx *f, unsigned int backend)
 {
-	INOFD_OPTS(o, .flags = backend);
-	int r = inofd_new(&f->in, &o), w1, w2, i, fd;
+	int w1, w2, i, fd;
 
-	if (r == -ENOSYS || r == -EPERM) {
-		print_message("backend not available here: skipped\n");
-		skip();
-	}
-	assert_int_equal(r, 0);
+	open_on(f, backend);
 	mkfile(P(f, "f"));
 	assert_int_equal(link(P(f, "f"), P(f, "g")), 0);
 	mkfile(P(f, "h"));
@@ -169,10 +186,7 @@ static void hard_link_unlinked(struct fx *f, unsigned int backend)
 	assert_int_equal(write(fd, "x", 1), 1);
 	close(fd);
 	drain(f, 40);
-	i = of(f, w1, "");
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, "f"));
-	assert_int_equal(f->r[i].flags & INOFD_EVF_STALE_PATH, 0);
+	expect(f, w1, "", P(f, "f"), false);
 	/* the name goes, the file lives on as g */
 	f->n = 0;
 	assert_int_equal(unlink(P(f, "f")), 0);
@@ -184,7 +198,7 @@ static void hard_link_unlinked(struct fx *f, unsigned int backend)
 	i = of(f, w1, "");
 	assert_true(i >= 0);
 	assert_int_equal(f->r[i].mask & IN_MODIFY, IN_MODIFY);
-	assert_true(f->r[i].flags & INOFD_EVF_STALE_PATH);
+	expect(f, w1, "", NULL, true);
 	/* the last name goes: the end carries it, unflagged */
 	f->n = 0;
 	assert_int_equal(unlink(P(f, "h")), 0);
@@ -192,19 +206,9 @@ static void hard_link_unlinked(struct fx *f, unsigned int backend)
 	i = of(f, w2, "");
 	assert_true(i >= 0);
 	assert_int_equal(f->r[i].mask & IN_DELETE_SELF, IN_DELETE_SELF);
-	assert_string_equal(f->r[i].path, P(f, "h"));
-	assert_int_equal(f->r[i].flags & INOFD_EVF_STALE_PATH, 0);
+	expect(f, w2, "", P(f, "h"), false);
 }
-
-static void truth_hard_link_unlinked_procfd(void **state)
-{
-	hard_link_unlinked(*state, INOFD_FORCE_PROCFD);
-}
-
-static void truth_hard_link_unlinked_fanotify(void **state)
-{
-	hard_link_unlinked(*state, INOFD_FORCE_FANOTIFY);
-}
+ON_BOTH(truth_hard_link_unlinked)
 
 DEFINE_TESTS(truth,
 	T(truth_plain_keeps_tree_rename),
