@@ -749,6 +749,7 @@ static void name_check(struct inofd *in, struct inofd__kw *kw)
 {
 	struct inofd__mem *m;
 	struct stat st;
+	bool looked = false;
 
 	for (m = kw->mems; m; m = m->kwnext) {
 		struct inofd__reg *r = m->reg;
@@ -756,9 +757,11 @@ static void name_check(struct inofd *in, struct inofd__kw *kw)
 		if (m->kind != INOFD__MEM_PLAIN || !r->file || r->stale ||
 		    !r->path)
 			continue;
-		if (ahead_on(in, kw->wd, IN_DELETE_SELF | IN_IGNORED,
-			     -1, -1) > 0)
+		/* the records in hand are looked at once, for every member */
+		if (!looked && ahead_on(in, kw->wd, IN_DELETE_SELF | IN_IGNORED,
+					-1, -1) > 0)
 			return;
+		looked = true;
 		if (fstatat(AT_FDCWD, r->path, &st,
 			    r->lnk ? AT_SYMLINK_NOFOLLOW : 0) < 0 ||
 		    st.st_dev != kw->dev || st.st_ino != kw->ino)
