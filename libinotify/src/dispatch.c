@@ -169,7 +169,7 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	if (!p) {
 		struct inofd__pend tmp = { .wd = kw->wd, .mask = mask,
 					   .cookie = cookie, .nsrc = 0,
-					   .pos = in->cur_pos };
+					   .pos = in->cur_pos, .self = -1 };
 
 		snprintf(tmp.name, sizeof(tmp.name), "%s", name ? name : "");
 		moved_out(in, &tmp);
@@ -181,18 +181,33 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	for (m = kw->mems; m; m = m->kwnext) {
 		struct inofd__mem *c;
 
+		struct inofd__reg *r = m->reg;
+		int lvl;
+
 		/* where it went is unknown until the other half */
 		if (m->kind == INOFD__MEM_NODE &&
 		    (c = inofd__node_src(m, name))) {
 			c->xpart = false;	/* this is its half */
 			c->moving = true;
+			p->self = c->kw->wd;
 			inofd__paths_changed(in);
 		}
-		if (m->kind == INOFD__MEM_PARENT &&
-		    ((m == m->reg->plink &&
-		      !strcmp(m->reg->rootname, name ? name : "")) ||
-		     inofd__anc_holds(m, name) >= 0)) {
-			m->reg->moving = true;
+		if (m->kind != INOFD__MEM_PARENT)
+			continue;
+		lvl = inofd__anc_holds(m, name);
+		if (m == r->plink && !strcmp(r->rootname, name ? name : "")) {
+			r->moving = true;
+			p->self = r->root ? r->root->kw->wd : -1;
+			inofd__paths_changed(in);
+		} else if (lvl >= 0) {
+			/* anc[lvl] holds the moving level: the next one is
+			 * it (the root's parent past the last) */
+			struct inofd__mem *o = (unsigned int)lvl + 1 < r->nanc ?
+					       r->anc[lvl + 1] : r->plink;
+
+			r->moving = true;
+			if (o)
+				p->self = o->kw->wd;
 			inofd__paths_changed(in);
 		}
 	}
@@ -769,8 +784,165 @@ static void name_check(struct inofd *in, struct inofd__kw *kw)
 	}
 }
 
-/* One event, whatever it is (kept out of parse()'s loop: the slow path). */
-static __attribute__((noinline)) void process(struct inofd *in, int wd,
+/*
+ * Does the record (on kw, with name) depend on how half p ends?  An event
+ * inside the directory that moves (its path is where the directory went),
+ * or one on the half's source name (its order against the half's report:
+ * `mv d away; mkdir d`).
+ */
+static bool concerns(const struct inofd *in, const struct inofd__pend *p,
+		     const struct inofd__kw *kw, const char *name)
+{
+	const struct inofd__mem *m, *a;
+	unsigned int i;
+
+	(void)in;
+	if (p->wd == kw->wd && name && !strcmp(name, p->name))
+		return true;
+	if (!(p->mask & IN_ISDIR) || p->self < 0)
+		return false;
+	if (kw->wd == p->self)
+		return true;
+	for (m = kw->mems; m; m = m->kwnext) {
+		if (m->kind != INOFD__MEM_NODE)
+			continue;
+		for (a = m; a; a = a->parent)
+			if (a->kw->wd == p->self)
+				return true;
+		if (!m->reg->moving)
+			continue;
+		/* the root or a directory above it moves */
+		if (m->reg->plink && m->reg->plink->kw->wd == p->self)
+			return true;
+		for (i = 0; i < m->reg->nanc; i++)
+			if (m->reg->anc[i] && m->reg->anc[i]->kw->wd == p->self)
+				return true;
+	}
+	return false;
+}
+
+enum { AHEAD_NONE, AHEAD_TO, AHEAD_OUT };
+
+/*
+ * What ends half p among the records after the current one: its partner
+ * (*at: that record), the moving directory's IN_MOVE_SELF before any
+ * partner (fsnotify_move() queues FROM, TO, MOVE_SELF: no partner will
+ * come), or a loss (overflow() settles every half).
+ */
+static int ahead(const struct inofd *in, const struct inofd__pend *p,
+		 const char **at)
+{
+	const char *b = in->rest;
+
+	while (b && (size_t)(in->rest_end - b) >= sizeof(struct inotify_event)) {
+		struct inotify_event h;
+
+		memcpy(&h, b, sizeof(h));	/* fed bytes: any alignment */
+		if (h.len > (size_t)(in->rest_end - b) - sizeof(h))
+			break;		/* torn: parse() says so */
+		if (h.mask & IN_Q_OVERFLOW)
+			return AHEAD_OUT;
+		if ((h.mask & IN_MOVED_TO) && h.cookie == p->cookie) {
+			*at = b;
+			return AHEAD_TO;
+		}
+		if ((h.mask & MOVED_BITS) && p->self >= 0 && h.wd == p->self)
+			return AHEAD_OUT;
+		b += sizeof(h) + h.len;
+	}
+	return AHEAD_NONE;
+}
+
+/* Half p's partner, found at *at ahead: applied now, at the half's place. */
+static void pair_ahead(struct inofd *in, const char *at)
+{
+	struct inotify_event h, gone;
+	const char *name = at + sizeof(h);
+	struct inofd__kw *kw;
+	uint64_t pos = in->cur_pos;
+
+	memcpy(&h, at, sizeof(h));
+	/* the record is done: parse() meets a record of no watch, of no
+	 * bits, and drops it (the buffer is the library's) */
+	gone = h;
+	gone.wd = -1;
+	gone.mask = 0;
+	memcpy((char *)at, &gone, sizeof(gone));
+	kw = inofd__kw_find(in, h.wd);
+	in->cur_pos = pos + (uint64_t)(at - in->rec);
+	if (kw) {
+		moved_to(in, kw, h.mask, h.cookie,
+			 h.len && name[0] ? name : NULL);
+	} else {
+		/* its target was unwatched by the library: it went out */
+		struct inofd__pend *p = inofd__pend_take(in, h.cookie);
+
+		if (p) {
+			moved_out(in, p);
+			inofd__pend_put(in, p);
+		}
+	}
+	in->cur_pos = pos;
+}
+
+/*
+ * Halves waiting when a record that is not a partner comes (issue 26).
+ * The kernel queues a rename's IN_MOVED_FROM and IN_MOVED_TO one after the
+ * other, but not atomically: a record of another task, even one inside the
+ * directory that moves, can land between them.  A record that does not
+ * concern a waiting half is applied while the half waits.  One that does
+ * (concerns()) has the half decided first, whatever lies between: by its
+ * partner later in what was read (the rename was done before its FROM was
+ * queued, so a record queued after the FROM is about the object where the
+ * rename put it: the pair is applied now, at the FROM's place, and the
+ * partner's record is dropped when parse() reaches it), by the moving
+ * directory's IN_MOVE_SELF ahead with no partner before it, or a loss
+ * ahead (it moved out), or by its deadline.  Else the record is held:
+ * parse() stops at it until more is read or the deadline passes.  Fed
+ * bytes are all there is: a half with nothing ahead moved out.
+ * True: hold the record.
+ */
+static bool halves_first(struct inofd *in, int wd, const char *name)
+{
+	struct inofd__pend *p;
+	struct inofd__kw *kw;
+	uint64_t now = 0;
+	const char *at;
+
+again:
+	kw = inofd__kw_find(in, wd);
+	if (!kw)
+		return false;
+	for (p = in->pfirst; p; p = p->tnext) {
+		if (!concerns(in, p, kw, name))
+			continue;
+		switch (ahead(in, p, &at)) {
+		case AHEAD_TO:
+			pair_ahead(in, at);
+			goto again;
+		case AHEAD_NONE:
+			/* the partner may be among what is not read yet,
+			 * whatever the time: the window counts from then */
+			if (!now)
+				now = inofd__now_ns();
+			if (!in->nohold && (in->more || p->deadline > now))
+				return true;
+			break;
+		}
+		/* no partner will come, or its time is up: it moved out */
+		p = inofd__pend_take(in, p->cookie);
+		if (p) {
+			moved_out(in, p);
+			inofd__pend_put(in, p);
+		}
+		goto again;
+	}
+	return false;
+}
+
+/* One event, whatever it is (kept out of parse()'s loop: the slow path).
+ * True: not applied, held (halves_first()). */
+static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 					      uint32_t mask, uint32_t cookie,
 					      const char *name)
 {
@@ -782,45 +954,46 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
 
 		if (r && r->kind == INOFD__REG_PLAIN && r->seen == UINT64_MAX)
 			r->seen = in->cur_pos;
-		return;
+		return false;
 	}
 	if (in->xw.reg)
 		xw_record(in, wd, mask);
 	if (mask & INOFD__MOVED_ID)
-		return;		/* read ahead only (ahead_on()) */
+		return false;	/* read ahead only (ahead_on()) */
 	if (mask & IN_Q_OVERFLOW) {
 		overflow(in);
-		return;
+		return false;
 	}
 	kw = inofd__kw_find(in, wd);
 	if (!kw)
-		return;		/* removed by the library: nothing to report */
+		return false;	/* removed by the library: nothing to report */
+	/*
+	 * Records are applied in the kernel's order; a half waits for its
+	 * partner whatever lies between, and a record whose path or order
+	 * depends on how the half ends waits for that (halves_first()).
+	 */
+	if (in->npend && !((mask & IN_MOVED_TO) && inofd__pend_has(in, cookie))) {
+		if (halves_first(in, wd, name))
+			return true;
+		kw = inofd__kw_find(in, wd);
+		if (!kw)
+			return false;
+	}
 	if ((mask & IN_ISDIR) && (mask & (IN_OPEN | IN_ACCESS |
 					  IN_CLOSE_NOWRITE)) &&
 	    !(mask & IN_IGNORED) && inofd__own_noise(kw, mask, name))
-		return;
-	/*
-	 * Records are applied in the kernel's order: a pending half whose
-	 * partner is not this record is settled first (the kernel queues
-	 * the two halves of a rename one after the other).
-	 */
-	if (in->npend && !((mask & IN_MOVED_TO) && inofd__pend_has(in, cookie))) {
-		settle_halves(in);
-		kw = inofd__kw_find(in, wd);
-		if (!kw)
-			return;
-	}
+		return false;
 	if (mask & IN_IGNORED) {
 		kw_gone(in, wd, 0);
-		return;
+		return false;
 	}
 	if (mask & IN_MOVED_FROM) {
 		moved_from(in, kw, mask, cookie, name);
-		return;
+		return false;
 	}
 	if (mask & IN_MOVED_TO) {
 		moved_to(in, kw, mask, cookie, name);
-		return;
+		return false;
 	}
 	if ((mask & IN_ATTRIB) && !name)
 		name_check(in, kw);
@@ -835,6 +1008,7 @@ static __attribute__((noinline)) void process(struct inofd *in, int wd,
 	if (mask & IN_MOVE_SELF)
 		self_moved(in, wd);
 	end_fired(in, wd);
+	return false;
 }
 
 /*
@@ -1079,10 +1253,17 @@ parse_as(struct inofd *in, size_t budget, bool kernel)
 		run_store(in, &u);
 		in->rest = buf;
 		in->rest_end = end;
-		in->cur_pos = base + (uint64_t)(name - sizeof(*e) - start);
+		in->rec = name - sizeof(*e);
+		in->cur_pos = base + (uint64_t)(in->rec - start);
 		in->at_rec = true;
-		process(in, e->wd, e->mask, e->cookie,
-			(e->len && name[0]) ? name : NULL);
+		if (process(in, e->wd, e->mask, e->cookie,
+			    (e->len && name[0]) ? name : NULL)) {
+			/* held: parsed again from here (stream_step()) */
+			in->at_rec = false;
+			in->held = true;
+			buf = in->rec;
+			break;
+		}
 		in->at_rec = false;
 		run_load(in, &u);
 		u.fresh = fresh;
@@ -1147,7 +1328,7 @@ void inofd__born(struct inofd *in, struct inofd__reg *r, uint64_t at)
  * there is to read (max_queued_events records); a writer that keeps it
  * full meets INOFD__BACKLOG_MAX, and the check is made with what was read.
  */
-static int read_backlog(struct inofd *in)
+static int read_backlog(struct inofd *in, bool check)
 {
 	size_t left = (size_t)(in->rest_end - in->rest), cap, fill;
 	uint64_t base = in->kpos - left;
@@ -1194,11 +1375,25 @@ static int read_backlog(struct inofd *in)
 	in->more = !again;
 	in->rest = b;
 	in->rest_end = b + fill;
-	roots_check(in);
+	if (check)
+		roots_check(in);
 	in->scur = b;
 	in->send = b + fill;
 	in->spos = base;
 	return 0;
+}
+
+/*
+ * The parse held a record (halves_first()): what the kernel queued since
+ * is read behind it (the held records first, in a buffer of their own, as
+ * after a loss), and the parse goes on from it.
+ */
+static int read_held(struct inofd *in)
+{
+	in->held = false;
+	in->rest = in->scur;
+	in->rest_end = in->send;
+	return read_backlog(in, false);
 }
 
 /* After a batch: due halves and windows, crawls, walk steps, rescans. */
@@ -1219,9 +1414,9 @@ static int settle(struct inofd *in)
 	inofd__win_expire(in, now);
 	if (in->xw.reg && !in->more && in->xw.deadline <= now)
 		xw_decide(in, -1);	/* not told in time: checked */
-	if (in->unsure)
+	if (in->unsure && !in->held)
 		inofd__tree_sure(in);	/* the records of the loss are done */
-	if (in->crawl_due) {
+	if (in->crawl_due && !in->held) {
 		in->crawl_due = false;
 		inofd__tree_crawl(in);
 	}
@@ -1229,9 +1424,10 @@ static int settle(struct inofd *in)
 	 * Walks look at the file system as it is now: they run once the
 	 * events read so far are all there is (read(2) said EAGAIN), so no
 	 * older event is given a path from after it; and not while a path
-	 * above a root waits for its next records (in->xw).
+	 * above a root waits for its next records (in->xw), nor while a
+	 * record is held, unparsed.
 	 */
-	if (!in->more && !in->xw.reg) {
+	if (!in->more && !in->xw.reg && !in->held) {
 		/*
 		 * Paced by the queue: a walk reports what it finds, so it
 		 * lists no more entries than the queue has room for (a
@@ -1266,10 +1462,22 @@ static int stream_step(struct inofd *in)
 	int r = parse_read(in, INOFD__STREAM_RECS);
 
 	if (r == 0 && in->backlog_due)
-		r = read_backlog(in);
+		r = read_backlog(in, true);
+	if (r == 0 && in->held && in->more && !in->buf2)
+		r = read_held(in);	/* what may end the half: now */
 	if (r < 0) {
 		in->sact = false;
 		return r;
+	}
+	if (in->held) {
+		/*
+		 * A record waits for a half (halves_first()): the batch ends
+		 * here; the next inofd_read() reads what came since behind it
+		 * and goes on (inofd_timeout() says when the half is due).
+		 */
+		in->sact = false;
+		settle(in);
+		return 0;
 	}
 	if (in->scur != in->send)
 		return 0;
@@ -1306,12 +1514,19 @@ bool inofd__stream_more(struct inofd *in)
 
 void inofd__stream_finish(struct inofd *in)
 {
+	/* a held record too: its half is settled with what is in hand */
+	if (in->held) {
+		in->held = false;
+		in->sact = true;
+	}
+	in->nohold = true;
 	while (in->sact) {
 		int r = stream_step(in);
 
 		if (r < 0 && !in->serr)
 			in->serr = r;
 	}
+	in->nohold = false;
 }
 
 int inofd__feed(struct inofd *in, const void *buf, size_t len)
@@ -1332,7 +1547,9 @@ int inofd__feed(struct inofd *in, const void *buf, size_t len)
 	in->scur = copy;
 	in->send = copy + len;
 	in->spos = in->kpos - len;
+	in->nohold = true;
 	r = parse_fed(in);
+	in->nohold = false;
 	in->scur = in->send = NULL;
 	if (r < 0)
 		return r;
@@ -1365,6 +1582,15 @@ int inofd__read(struct inofd *in)
 	/* events of the last read still queued: their names live in buf */
 	if (!inofd__q_reset(in))
 		return settle(in);
+	/* a record held for a half: what came since, behind it */
+	if (in->held) {
+		r = read_held(in);
+		if (r < 0)
+			return r;
+		in->sact = true;
+		r = stream_fill(in);
+		return r < 0 ? r : (int)inofd__q_ready(in);
+	}
 	free(in->buf2);
 	in->buf2 = NULL;
 	for (;;) {
@@ -1430,7 +1656,7 @@ int inofd__timeout(const struct inofd *in)
 		return 0;
 	d = inofd__pair_deadline(in);
 	if (!d)
-		return -1;
+		return in->held ? 0 : -1;	/* its half was settled */
 	now = inofd__now_ns();
 	if (d <= now)
 		return 0;

@@ -467,6 +467,7 @@ struct inofd__pend *inofd__pend_add(struct inofd *in, struct inofd__kw *kw,
 	p->mask = mask;
 	snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
 	p->nsrc = 0;
+	p->self = -1;
 	p->plen = 0;
 	for (m = kw->mems; m; m = m->kwnext)
 		if (m->kind != INOFD__MEM_PARENT)

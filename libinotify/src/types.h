@@ -306,6 +306,11 @@ struct inofd__pend {
 		int		node;		/* wd of the tree node the record
 						 * named, then; -1: none */
 	}			src[8];
+	/* wd of the directory that moves (a tree node, a root or one of
+	 * its watched ancestors), -1: none or not watched; its
+	 * IN_MOVE_SELF with no IN_MOVED_TO before it says the partner
+	 * will not come (fsnotify_move() queues FROM, TO, MOVE_SELF) */
+	int			self;
 	char			*paths;
 	size_t			pcap, plen;
 };
@@ -412,8 +417,15 @@ struct inofd {
 	bool			more;		/* the last read stopped early */
 	const char		*rest, *rest_end;	/* records after the one
 							 * process() has */
-	char			*buf2;		/* read after an overflow */
+	char			*buf2;		/* read after an overflow, or
+						 * after a held record */
 	bool			backlog_due;
+	const char		*rec;		/* the record process() has */
+	bool			nohold;		/* no record is held: fed
+						 * bytes, or stream_finish() */
+	bool			held;		/* the parse stopped at scur: a
+						 * record waits for a half's
+						 * partner (dispatch.c) */
 	/* the stream: records read, not parsed yet; scur's stream offset */
 	const char		*scur, *send;
 	uint64_t		spos;

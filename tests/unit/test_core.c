@@ -285,8 +285,10 @@ static void options_and_getters(void **state)
 }
 
 /*
- * Finding 7: a pending half of one watch holds back no other event; since
- * issue 17 the next record settles it, so both come in the kernel's order.
+ * Finding 7: a pending half of one watch holds back no other event.  Since
+ * issue 26 a record that is not about the half does not settle it either
+ * (another task's record can land between a rename's halves): it is
+ * applied, and the half waits for its partner or its window.
  */
 static void pending_half_blocks_nobody(void **state)
 {
@@ -301,12 +303,16 @@ static void pending_half_blocks_nobody(void **state)
 	assert_true(inofd_watch_path(f->in, P(f, "w2"), IN_CREATE, NULL) >= 0);
 	assert_int_equal(rename(P(f, "w1/a"), P(f, "out/a")), 0);
 	mkfile(P(f, "w2/x"));
-	assert_int_equal(inofd_read(f->in), 2);
-	assert_int_equal(inofd_next(f->in, &ev), 1);
-	assert_int_equal(ev->type, INOFD_EV_MOVE_OUT);
-	assert_string_equal(ev->name, "a");
+	assert_int_equal(inofd_read(f->in), 1);
 	assert_int_equal(inofd_next(f->in, &ev), 1);
 	assert_string_equal(ev->name, "x");
+	assert_int_equal(inofd_next(f->in, &ev), 0);
+	assert_true(inofd_timeout(f->in) > 0);	/* the half waits */
+	f->n = 0;
+	drain(f, 20);
+	assert_int_equal(f->n, 1);
+	assert_int_equal(f->r[0].type, INOFD_EV_MOVE_OUT);
+	assert_string_equal(f->r[0].name, "a");
 	assert_int_equal(inofd_timeout(f->in), -1);	/* nothing waits */
 }
 

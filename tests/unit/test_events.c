@@ -72,19 +72,35 @@ static void move_out_after_timeout(void **state)
 	mkfile(P(f, "w/b"));
 	assert_true(inofd_watch_path(f->in, P(f, "w"), IN_MOVE | IN_DELETE,
 				     NULL) >= 0);
-	/* a record that is not its partner settles the half: in order */
+	/*
+	 * A record that is not its partner, and not about it, does not
+	 * settle the half (issue 26: another task's record can land between
+	 * a rename's halves): it is applied, and the half waits its window.
+	 * One on the half's source name is held until the half is settled:
+	 * the two come in the kernel's order.
+	 */
 	assert_int_equal(rename(P(f, "w/b"), P(f, "out/b")), 0);
 	mkfile(P(f, "w/z"));
 	unlink(P(f, "w/z"));
+	mkfile(P(f, "w/b"));
+	unlink(P(f, "w/b"));
 	usleep(5000);
-	assert_int_equal(inofd_read(f->in), 2);
-	assert_int_equal(inofd_next(f->in, &ev), 1);
-	assert_int_equal(ev->type, INOFD_EV_MOVE_OUT);
-	assert_string_equal(ev->name, "b");
+	assert_int_equal(inofd_read(f->in), 1);
 	assert_int_equal(inofd_next(f->in, &ev), 1);
 	assert_int_equal(ev->mask, IN_DELETE);
+	assert_string_equal(ev->name, "z");
 	assert_int_equal(inofd_next(f->in, &ev), 0);
+	t = inofd_timeout(f->in);
+	assert_true(t > 0 && t <= 40);
+	f->n = 0;
+	drain(f, 20);
+	assert_int_equal(f->n, 2);
+	assert_int_equal(f->r[0].type, INOFD_EV_MOVE_OUT);
+	assert_string_equal(f->r[0].name, "b");
+	assert_int_equal(f->r[1].mask, IN_DELETE);
+	assert_string_equal(f->r[1].name, "b");
 	assert_int_equal(inofd_timeout(f->in), -1);
+	f->n = 0;
 	/* a half that ends what the kernel had queued waits its window */
 	assert_int_equal(rename(P(f, "w/a"), P(f, "out/a")), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
