@@ -902,7 +902,8 @@ static void pair_ahead(struct inofd *in, const char *at)
  * bytes are all there is: a half with nothing ahead moved out.
  * True: hold the record.
  */
-static bool halves_first(struct inofd *in, int wd, const char *name)
+static bool halves_first(struct inofd *in, int wd, const char *name,
+			 const struct inofd__pend *mine)
 {
 	struct inofd__pend *p;
 	struct inofd__kw *kw;
@@ -914,7 +915,7 @@ again:
 	if (!kw)
 		return false;
 	for (p = in->pfirst; p; p = p->tnext) {
-		if (!concerns(in, p, kw, name))
+		if (p == mine || !concerns(in, p, kw, name))
 			continue;
 		switch (ahead(in, p, &at)) {
 		case AHEAD_TO:
@@ -972,8 +973,15 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 	 * partner whatever lies between, and a record whose path or order
 	 * depends on how the half ends waits for that (halves_first()).
 	 */
-	if (in->npend && !((mask & IN_MOVED_TO) && inofd__pend_has(in, cookie))) {
-		if (halves_first(in, wd, name))
+	/*
+	 * A TO is its own half's partner, and may concern another half all
+	 * the same: a rename onto the source name of a half that waits.
+	 */
+	if (in->npend) {
+		const struct inofd__pend *mine = (mask & IN_MOVED_TO) ?
+			inofd__pend_find(in, cookie) : NULL;
+
+		if (halves_first(in, wd, name, mine))
 			return true;
 		kw = inofd__kw_find(in, wd);
 		if (!kw)

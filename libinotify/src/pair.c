@@ -438,14 +438,15 @@ struct inofd__mem *inofd__pend_node(const struct inofd *in,
 	return inofd__node_src(m, p->name);
 }
 
-bool inofd__pend_has(const struct inofd *in, uint32_t cookie)
+const struct inofd__pend *inofd__pend_find(const struct inofd *in,
+					   uint32_t cookie)
 {
 	const struct inofd__pend *p;
 
 	for (p = in->cookies[bucket(cookie)]; p; p = p->hnext)
 		if (p->cookie == cookie)
-			return true;
-	return false;
+			return p;
+	return NULL;
 }
 
 struct inofd__pend *inofd__pend_add(struct inofd *in, struct inofd__kw *kw,

@@ -68,7 +68,9 @@ INOFD__HIDDEN struct inofd__pend *inofd__pend_add(struct inofd *in,
 INOFD__HIDDEN struct inofd__mem *inofd__pend_node(const struct inofd *in,
 						  const struct inofd__pend *p,
 						  const struct inofd__mem *m);
-INOFD__HIDDEN bool inofd__pend_has(const struct inofd *in, uint32_t cookie);
+/* The pending half of cookie, or NULL. */
+INOFD__HIDDEN const struct inofd__pend *inofd__pend_find(const struct inofd *in,
+							 uint32_t cookie);
 INOFD__HIDDEN struct inofd__pend *inofd__pend_take(struct inofd *in,
 						   uint32_t cookie);
 /* The oldest pending half if it is due at now (any if now is 0). */

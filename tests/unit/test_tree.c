@@ -763,6 +763,52 @@ static void tree_move_out_split_by_another_record(void **state)
 	drain(f, 50);
 }
 
+/*
+ * Issue 26 (the guest's lib_oracle_writer, seed 5 as uid 65534, [order]):
+ * a file moved where the tree has no watch yet leaves its FROM waiting;
+ * then a directory is renamed onto the file's old name.  That rename's TO
+ * is its own half's partner, and it is also an event on the waiting
+ * half's source name: the file's MOVE_OUT comes first, then the RENAME
+ * that puts the directory there, never the other way round.
+ */
+static void tree_partner_on_waiting_name(void **state)
+{
+	struct fx *f = *state;
+	int root, t, d, i, o, r;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/d"));
+	mkdirp(P(f, "t/d/s"));
+	mkfile(P(f, "t/n"));
+	mkdirp(P(f, "out"));
+	root = tree(f, "t", "tree");
+	assert_true(root >= 0);
+	drain(f, 30);
+	t = kwd(f, "t");
+	d = kwd(f, "t/d");
+	assert_int_equal(rename(P(f, "t/n"), P(f, "out/n")), 0);
+	assert_int_equal(rename(P(f, "t/d/s"), P(f, "t/n")), 0);
+	inject_len = 0;
+	inject_event(t, IN_MOVED_FROM, 81, "n");
+	inject_event(d, IN_MOVED_FROM | IN_ISDIR, 82, "s");
+	inject_event(t, IN_MOVED_TO | IN_ISDIR, 82, "n");
+	inject_event(kwd(f, "t/n"), IN_MOVE_SELF, 0, NULL);
+	assert_true(inofd__feed(f->in, inject, inject_len) >= 0);
+	take_fed(f);
+	o = find(f, INOFD_EV_MOVE_OUT, 0, "n");
+	r = find(f, INOFD_EV_RENAME, 0, "n");
+	if (o < 0 || r < 0 || o > r)
+		dump(f);
+	assert_true(o >= 0 && r >= 0);
+	assert_true(o < r);
+	assert_string_equal(f->r[o].path, P(f, "t/n"));
+	assert_string_equal(f->r[r].path, P(f, "t/n"));
+	assert_string_equal(f->r[r].from_path, P(f, "t/d/s"));
+	i = count(f, INOFD_EV_MOVE_IN, 0, NULL);
+	assert_int_equal(i, 0);
+	drain(f, 50);
+}
+
 DEFINE_TESTS(tree,
 	T(tree_initial_quiet),
 	T(tree_new_dirs_miss_nothing),
@@ -780,4 +826,5 @@ DEFINE_TESTS(tree,
 	T(tree_dir_moved_into_own_subtree),
 	T(tree_rename_split_by_another_record),
 	T(tree_move_out_split_by_another_record),
+	T(tree_partner_on_waiting_name),
 )
