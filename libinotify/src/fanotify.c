@@ -148,12 +148,19 @@ struct inofd__fan {
 	unsigned int	nwin;
 	uint64_t	win_end;	/* the queue was empty here: the window
 					 * restarts when conversion reaches it */
-	/* INOFD__SEEN records to put when conversion reaches raw, in order */
-	struct seen {
+	/*
+	 * Records to put when conversion reaches raw, in order: the
+	 * INOFD__SEEN records of plain watches, and the ends of objects
+	 * whose FAN_DELETE_SELF came merged into an earlier event (raw
+	 * UINT64_MAX until what the group holds is read: convert()).
+	 */
+	struct later {
 		uint64_t	raw;
-		int		id;
-	}		*seen;
-	size_t		nseen, seencap;
+		int		wd;
+		uint32_t	mask;
+		uint32_t	cookie;
+	}		*later;
+	size_t		nlater, latercap;
 };
 
 static uint64_t mix(uint64_t h, const void *p, size_t n)
@@ -374,7 +381,7 @@ void inofd__fan_free(struct inofd *in)
 	free(f->bykey);
 	free(f->byino);
 	free(f->sbuf);
-	free(f->seen);
+	free(f->later);
 	free(f);
 	in->fan = NULL;
 }
@@ -862,6 +869,36 @@ static bool rename_back(struct inofd__fan *f, const struct rec *d,
 	return back;
 }
 
+/* A record to put when conversion reaches raw (in order): 0 or -ENOMEM. */
+static int later_add(struct inofd__fan *f, uint64_t raw, int wd,
+		     uint32_t mask, uint32_t cookie)
+{
+	if (f->nlater == f->latercap) {
+		size_t cap = f->latercap ? 2 * f->latercap : 8;
+		struct later *n = realloc(f->later, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->later = n;
+		f->latercap = cap;
+	}
+	f->later[f->nlater++] = (struct later){ .raw = raw, .wd = wd,
+						.mask = mask, .cookie = cookie };
+	return 0;
+}
+
+/* o's end (DELETE_SELF, IGNORED) after what the group holds: 0, -ENOMEM */
+static int later_end(struct inofd__fan *f, struct obj *o, uint32_t isdir)
+{
+	if (later_add(f, UINT64_MAX, o->wd, IN_DELETE_SELF | isdir, 0))
+		return -ENOMEM;
+	if (later_add(f, UINT64_MAX, o->wd, IN_IGNORED, 0)) {
+		f->nlater--;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static struct obj *at_pos(struct obj *o, uint64_t pos)
 {
 	return o && pos >= o->birth ? o : NULL;
@@ -873,9 +910,10 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 	struct inofd__fan *f = in->fan;
 	struct rec d = { 0 }, d2 = { 0 }, c = { 0 };
 	struct fanotify_event_metadata m;
-	struct obj *od, *od2, *oc;
+	struct obj *od, *od2, *oc = NULL;
 	struct out save = *out;
 	uint32_t isdir, bits = 0;
+	bool merged = false;
 	uint64_t fm;
 	size_t off, i;
 
@@ -938,6 +976,16 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 			f->nwin = 0;
 		}
 	}
+	/*
+	 * FAN_DELETE_SELF merged into an earlier event of the object still
+	 * queued (fanotify merges identical events): the object went at some
+	 * point up to now, not where that event was queued.  Its end is put
+	 * after what the group holds now, so that the records queued before
+	 * it went (a rename out of the directory, then rm -r) still find it.
+	 */
+	merged = (bits & IN_DELETE_SELF) && (bits & ~IN_DELETE_SELF);
+	if (merged)
+		bits &= ~IN_DELETE_SELF;
 	if (d.have && d.name && !strcmp(d.name, ".")) {
 		/* an event on the directory itself */
 		put_bits(f, out, od, bits, isdir, NULL);
@@ -956,6 +1004,8 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 	} else {
 		oc = NULL;
 	}
+	if (!oc)
+		merged = false;
 	if ((bits & IN_DELETE_SELF) && oc) {
 		/* the kernel dropped the mark with the inode, silently */
 		put(out, oc->wd, IN_IGNORED, 0, NULL);
@@ -967,6 +1017,13 @@ done:
 		*out = save;
 		out->full = true;
 		return false;
+	}
+	if (merged && later_end(f, oc, isdir)) {
+		/* no room to put the end later: now, and a loss */
+		put(out, oc->wd, IN_DELETE_SELF | isdir, 0, NULL);
+		put(out, oc->wd, IN_IGNORED, 0, NULL);
+		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+		drop(f, oc);
 	}
 	return true;
 }
@@ -1034,42 +1091,54 @@ uint64_t inofd__fan_now(struct inofd *in)
 
 int inofd__fan_seen(struct inofd *in, uint64_t raw, int id)
 {
-	struct inofd__fan *f = in->fan;
-
-	if (f->nseen == f->seencap) {
-		size_t cap = f->seencap ? 2 * f->seencap : 8;
-		struct seen *n = realloc(f->seen, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		f->seen = n;
-		f->seencap = cap;
-	}
-	/* raw never goes back: the list stays in order */
-	f->seen[f->nseen++] = (struct seen){ .raw = raw, .id = id };
-	return 0;
+	/* raw never goes back, and no end waits unplaced (inofd__fan_read()
+	 * places them before it returns): the list stays in order */
+	return later_add(in->fan, raw, -1, INOFD__SEEN, (uint32_t)id);
 }
 
-/* Put the INOFD__SEEN records due at raw offset pos; false: no room. */
-static bool put_seen(struct inofd__fan *f, struct out *o, uint64_t pos)
+/*
+ * The ends convert() put off have their place: where what the group holds
+ * now ends.  Read between two events (fill() may move the backlog).
+ */
+static void place_ends(struct inofd *in)
+{
+	struct inofd__fan *f = in->fan;
+	size_t i;
+
+	if (!f->nlater || f->later[f->nlater - 1].raw != UINT64_MAX)
+		return;
+	backlog(in);
+	for (i = 0; i < f->nlater; i++)
+		if (f->later[i].raw == UINT64_MAX)
+			f->later[i].raw = f->consumed;
+}
+
+/* Put the records due at raw offset pos; false: no room. */
+static bool put_later(struct inofd__fan *f, struct out *o, uint64_t pos)
 {
 	size_t i;
 
-	for (i = 0; i < f->nseen && f->seen[i].raw <= pos; i++) {
-		put(o, -1, INOFD__SEEN, (uint32_t)f->seen[i].id, NULL);
+	for (i = 0; i < f->nlater && f->later[i].raw <= pos; i++) {
+		const struct later *l = &f->later[i];
+		struct obj *ob;
+
+		put(o, l->wd, l->mask, l->cookie, NULL);
 		if (o->full)
 			break;
+		if ((l->mask & IN_IGNORED) && (ob = by_wd(f, l->wd)))
+			drop(f, ob);
 	}
 	if (i) {
-		memmove(f->seen, f->seen + i, (f->nseen - i) * sizeof(*f->seen));
-		f->nseen -= i;
+		memmove(f->later, f->later + i,
+			(f->nlater - i) * sizeof(*f->later));
+		f->nlater -= i;
 	}
 	return !o->full;
 }
 
 bool inofd__fan_pending(const struct inofd *in)
 {
-	return in->fan && (in->fan->spos < in->fan->send || in->fan->nseen);
+	return in->fan && (in->fan->spos < in->fan->send || in->fan->nlater);
 }
 
 ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
@@ -1091,8 +1160,9 @@ ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 				f->spos = f->send;	/* torn: cannot be */
 				break;
 			}
-			if (f->nseen && !put_seen(f, &o, f->consumed -
-						  f->send + f->spos))
+			place_ends(in);
+			if (f->nlater && !put_later(f, &o, f->consumed -
+						    f->send + f->spos))
 				return o.p - (char *)buf;
 			if (f->win_end && f->consumed - f->send + f->spos >=
 			    f->win_end) {
@@ -1104,7 +1174,8 @@ ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 				return o.p - (char *)buf;
 			f->spos += elen;
 		}
-		if (f->nseen && !put_seen(f, &o, f->consumed))
+		place_ends(in);
+		if (f->nlater && !put_later(f, &o, f->consumed))
 			return o.p - (char *)buf;
 		if (o.p != (char *)buf)
 			return o.p - (char *)buf;

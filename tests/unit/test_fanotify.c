@@ -288,6 +288,45 @@ static void fan_merged_renames(void **state)
 	assert_int_equal(count(f, INOFD_EV_RESCAN, 0, NULL), 0);
 }
 
+/*
+ * fanotify merges a directory's FAN_DELETE_SELF into an earlier event of
+ * it still queued (here the MOVE_SELF of its rename), so the end is read
+ * before records queued ahead of the deletion: w's rename out of d, then
+ * a file made in w.  The end comes after what the group held (the oracle's
+ * -W seeds 50047, 50064, 50052 on fanotify): w is renamed, not lost and
+ * moved in again, and the file's event is reported.
+ */
+static void fan_merged_delete_self(void **state)
+{
+	struct fx *f = *state;
+	int root;
+
+	FAN_OR_SKIP(f);
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/d0"));
+	mkdirp(P(f, "t/d0/w"));
+	root = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_ALL_EVENTS,
+				   NULL);
+	assert_true(root >= 0);
+	drain(f, 30);
+	f->n = 0;
+	assert_int_equal(rename(P(f, "t/d0"), P(f, "t/d")), 0);
+	assert_int_equal(rename(P(f, "t/d/w"), P(f, "t/w2")), 0);
+	assert_int_equal(rmdir(P(f, "t/d")), 0);
+	mkfile(P(f, "t/w2/f"));
+	drain(f, 50);
+	if (count(f, INOFD_EV_RENAME, 0, "w2") != 1)
+		dump(f);
+	assert_int_equal(count(f, INOFD_EV_RENAME, 0, "w2"), 1);
+	assert_int_equal(count(f, INOFD_EV_MOVE_IN, 0, NULL), 0);
+	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CREATE, "f"), 1);
+	assert_string_equal(f->r[find(f, INOFD_EV_INOTIFY, IN_CREATE, "f")].path,
+			    P(f, "t/w2/f"));
+	assert_int_equal(count(f, INOFD_EV_RESCAN, 0, NULL), 0);
+	/* d's end came, and only its watch went */
+	assert_int_equal(inofd_watch_count(f->in), 2);
+}
+
 /* FAN_Q_OVERFLOW is INOFD_EV_RESCAN, as IN_Q_OVERFLOW is */
 static void fan_overflow(void **state)
 {
@@ -425,6 +464,7 @@ DEFINE_TESTS(fanotify,
 	TN(fan_unwatch),
 	TN(fan_birth),
 	TN(fan_merged_renames),
+	TN(fan_merged_delete_self),
 	TN(fan_overflow),
 	TN(fan_limit_subdir_self),
 	TN(fan_limit_no_unmount),
