@@ -790,14 +790,49 @@ static void name_check(struct inofd *in, struct inofd__kw *kw)
  * or one on the half's source name (its order against the half's report:
  * `mv d away; mkdir d`).
  */
+/* What moves or ends a directory (on its parent's watch, or its own) */
+#define DIR_GOES	(IN_MOVED_FROM | IN_DELETE | IN_MOVE_SELF | \
+			 IN_DELETE_SELF | IN_IGNORED | IN_UNMOUNT)
+
+/*
+ * Does the record (mask, on kw, with name) move or end the directory half
+ * p left, or one above it?  Then the half is decided first: its report
+ * needs that directory where it was (mv d/a out; mv d out: a's MOVE_OUT
+ * before d goes, with d's path; after, nothing would be left to report
+ * it on).
+ */
+static bool moves_source(const struct inofd *in, const struct inofd__pend *p,
+			 const struct inofd__kw *kw, uint32_t mask,
+			 const char *name)
+{
+	const struct inofd__kw *src;
+	const struct inofd__mem *m, *t, *n;
+
+	if (!(mask & DIR_GOES) || !(src = inofd__kw_find(in, p->wd)))
+		return false;
+	for (m = kw->mems; m; m = m->kwnext) {
+		if (m->kind != INOFD__MEM_NODE)
+			continue;
+		t = name ? inofd__node_child(m, name) : m;
+		if (!t)
+			continue;
+		for (n = src->mems; n; n = n->kwnext)
+			if (n->kind == INOFD__MEM_NODE && inofd__node_below(t, n))
+				return true;
+	}
+	return false;
+}
+
 static bool concerns(const struct inofd *in, const struct inofd__pend *p,
-		     const struct inofd__kw *kw, const char *name)
+		     const struct inofd__kw *kw, uint32_t mask,
+		     const char *name)
 {
 	const struct inofd__mem *m, *a;
 	unsigned int i;
 
-	(void)in;
 	if (p->wd == kw->wd && name && !strcmp(name, p->name))
+		return true;
+	if (moves_source(in, p, kw, mask, name))
 		return true;
 	if (!(p->mask & IN_ISDIR) || p->self < 0)
 		return false;
@@ -902,8 +937,8 @@ static void pair_ahead(struct inofd *in, const char *at)
  * bytes are all there is: a half with nothing ahead moved out.
  * True: hold the record.
  */
-static bool halves_first(struct inofd *in, int wd, const char *name,
-			 const struct inofd__pend *mine)
+static bool halves_first(struct inofd *in, int wd, uint32_t mask,
+			 const char *name, const struct inofd__pend *mine)
 {
 	struct inofd__pend *p;
 	struct inofd__kw *kw;
@@ -915,7 +950,7 @@ again:
 	if (!kw)
 		return false;
 	for (p = in->pfirst; p; p = p->tnext) {
-		if (p == mine || !concerns(in, p, kw, name))
+		if (p == mine || !concerns(in, p, kw, mask, name))
 			continue;
 		switch (ahead(in, p, &at)) {
 		case AHEAD_TO:
@@ -981,7 +1016,7 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 		const struct inofd__pend *mine = (mask & IN_MOVED_TO) ?
 			inofd__pend_find(in, cookie) : NULL;
 
-		if (halves_first(in, wd, name, mine))
+		if (halves_first(in, wd, mask, name, mine))
 			return true;
 		kw = inofd__kw_find(in, wd);
 		if (!kw)
@@ -1266,10 +1301,13 @@ parse_as(struct inofd *in, size_t budget, bool kernel)
 		in->at_rec = true;
 		if (process(in, e->wd, e->mask, e->cookie,
 			    (e->len && name[0]) ? name : NULL)) {
-			/* held: parsed again from here (stream_step()) */
+			/* held: parsed again from here (stream_step());
+			 * process() may have queued events (a half decided
+			 * first): the cursors are taken again, as below */
 			in->at_rec = false;
 			in->held = true;
 			buf = in->rec;
+			run_load(in, &u);
 			break;
 		}
 		in->at_rec = false;
@@ -1433,9 +1471,11 @@ static int settle(struct inofd *in)
 	 * events read so far are all there is (read(2) said EAGAIN), so no
 	 * older event is given a path from after it; and not while a path
 	 * above a root waits for its next records (in->xw), nor while a
-	 * record is held, unparsed.
+	 * record is held, unparsed, nor while a half waits for its partner
+	 * (a directory moved into one not walked yet is found by the walk
+	 * only once its half is decided: listed as new if it moved out).
 	 */
-	if (!in->more && !in->xw.reg && !in->held) {
+	if (!in->more && !in->xw.reg && !in->held && !in->npend) {
 		/*
 		 * Paced by the queue: a walk reports what it finds, so it
 		 * lists no more entries than the queue has room for (a
