@@ -809,6 +809,44 @@ static void tree_partner_on_waiting_name(void **state)
 	drain(f, 50);
 }
 
+/*
+ * A file moved out of a directory, then the directory moved out too
+ * (watchdog's test_move_from): the file's half waits for a partner, but
+ * the directory's FROM moves what it left, so the file's half is decided
+ * first: its MOVE_OUT comes, with the directory's path, before the
+ * directory's, not never.
+ */
+static void tree_half_before_its_directory_goes(void **state)
+{
+	struct fx *f = *state;
+	int root, t, d, a, o;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/d"));
+	mkfile(P(f, "t/d/a"));
+	mkdirp(P(f, "out"));
+	root = tree(f, "t", "tree");
+	assert_true(root >= 0);
+	drain(f, 30);
+	t = kwd(f, "t");
+	d = kwd(f, "t/d");
+	assert_int_equal(rename(P(f, "t/d/a"), P(f, "out/a")), 0);
+	assert_int_equal(rename(P(f, "t/d"), P(f, "out/d")), 0);
+	inject_len = 0;
+	inject_event(d, IN_MOVED_FROM, 91, "a");
+	inject_event(t, IN_MOVED_FROM | IN_ISDIR, 92, "d");
+	inject_event(d, IN_MOVE_SELF, 0, NULL);
+	assert_true(inofd__feed(f->in, inject, inject_len) >= 0);
+	take_fed(f);
+	a = find(f, INOFD_EV_MOVE_OUT, 0, "a");
+	o = find(f, INOFD_EV_MOVE_OUT, 0, "d");
+	if (a < 0 || o < 0 || a > o)
+		dump(f);
+	assert_true(a >= 0 && o >= 0 && a < o);
+	assert_string_equal(f->r[a].path, P(f, "t/d/a"));
+	drain(f, 50);
+}
+
 DEFINE_TESTS(tree,
 	T(tree_initial_quiet),
 	T(tree_new_dirs_miss_nothing),
@@ -827,4 +865,5 @@ DEFINE_TESTS(tree,
 	T(tree_rename_split_by_another_record),
 	T(tree_move_out_split_by_another_record),
 	T(tree_partner_on_waiting_name),
+	T(tree_half_before_its_directory_goes),
 )
