@@ -228,7 +228,8 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
  * if an IN_MOVED_FROM on stop1 or stop2 comes first (a later rename out
  * of either directory of this one: the kernel queues a rename's MOVE_SELF
  * before it unlocks the two directories, so nothing about this rename
- * comes after it); -1 if neither is in hand (or a loss comes first).
+ * comes after it); -1 if the records in hand end first; -2 if a loss comes
+ * first.
  */
 static int64_t ahead_on(const struct inofd *in, int wd, uint32_t mask,
 			int stop1, int stop2)
@@ -243,7 +244,7 @@ static int64_t ahead_on(const struct inofd *in, int wd, uint32_t mask,
 			break;
 		b += sizeof(h) + h.len;
 		if (h.mask & IN_Q_OVERFLOW)
-			break;
+			return -2;
 		if (h.wd == wd && (h.mask & mask))
 			return h.mask;
 		if ((h.mask & IN_MOVED_FROM) && h.wd >= 0 &&
@@ -976,6 +977,30 @@ again:
 	return false;
 }
 
+/*
+ * A directory's rename is told by identity (moved_it()): the IN_MOVE_SELF
+ * that fsnotify_move() queues on the directory's own watch after the
+ * IN_MOVED_TO.  The kernel queues the two one after the other, not at
+ * once: a read can come between them (the guest's lib_inotifywait, "moved
+ * out", one run in 15 on 6.12 under TCG), and with nothing after the TO
+ * in hand the move was not known and cost a RESCAN.  So the TO of a
+ * directory whose watch the half knows (p->self) is held, like a record
+ * that waits for a half, while the records in hand end before its
+ * MOVE_SELF, before a later rename out of either directory and before a
+ * loss; until more is read, or the half's deadline.  True: hold it.
+ */
+static bool self_due(struct inofd *in, const struct inofd__kw *kw,
+		     uint32_t cookie)
+{
+	const struct inofd__pend *p = inofd__pend_find(in, cookie);
+
+	if (!p || !(p->mask & IN_ISDIR) || p->self < 0 || in->nohold)
+		return false;
+	if (ahead_on(in, p->self, MOVED_BITS, p->wd, kw->wd) != -1)
+		return false;
+	return in->more || p->deadline > inofd__now_ns();
+}
+
 /* One event, whatever it is (kept out of parse()'s loop: the slow path).
  * True: not applied, held (halves_first()). */
 static __attribute__((noinline)) bool process(struct inofd *in, int wd,
@@ -1006,10 +1031,8 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 	/*
 	 * Records are applied in the kernel's order; a half waits for its
 	 * partner whatever lies between, and a record whose path or order
-	 * depends on how the half ends waits for that (halves_first()).
-	 */
-	/*
-	 * A TO is its own half's partner, and may concern another half all
+	 * depends on how the half ends waits for that (halves_first()).  A
+	 * TO is its own half's partner, and may concern another half all
 	 * the same: a rename onto the source name of a half that waits.
 	 */
 	if (in->npend) {
@@ -1035,6 +1058,8 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 		return false;
 	}
 	if (mask & IN_MOVED_TO) {
+		if (self_due(in, kw, cookie))
+			return true;
 		moved_to(in, kw, mask, cookie, name);
 		return false;
 	}
