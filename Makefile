@@ -117,7 +117,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 	python3-dev python3-pytest python3-watchdog dh-python
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench python python-check \
-	guest-check guest-test failnth uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
+	guest-check guest-test failnth probe-check uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
 	bench-host bench-lib-host bench-python bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check guest-env watch-fd-check oracle \
 	install uninstall install-check uapi-copy-check deb deb-check post post-check peers \
@@ -287,11 +287,21 @@ oracle: $(if $(LIBINOFD),,lib)
 oracle-fanotify: $(if $(LIBINOFD),,lib)
 	@$(MAKE) --no-print-directory oracle ORACLE_BACKEND=fanotify
 
+# Issue 26's probe as a host test (procfd: the host has no INOTIFY_WATCH):
+# a directory renamed back and forth in a tree while another process
+# writes in it; every file reported once, with a path, no RESCAN
+# (tests/probes/split_rename.c).  About 2 s a run here.
+PROBE_RUNS ?= 3
+probe-check: $(if $(LIBINOFD),,lib)
+	@$(MAKE) --no-print-directory -s -C tests/probes B=$(B)/probes
+	@for i in $$(seq $(PROBE_RUNS)); do $(B)/probes/split_rename -n 20000 -B procfd || exit 1; done
+
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)
 GUEST_BINS := $(patsubst tests/guest/%.c,$(GB)/root/tests/%,$(GUEST_C))
 M32_TESTS  := fd_badinput fd_equiv fd_bind fd_mntns fd_overlay fd_userns fd_failnth
 GUEST_BINS += $(patsubst %,$(GB)/root/tests/%_m32,$(M32_TESTS))
+GUEST_BINS += $(GB)/root/tests/split_rename
 BENCH_C    := $(wildcard tests/bench/*.c)
 BENCH_SH   := $(wildcard tests/bench/*.sh)
 BENCH_BINS := $(patsubst tests/bench/%.c,$(GB)/root/bench/%,$(BENCH_C))
@@ -300,6 +310,11 @@ BENCH_BINS := $(patsubst tests/bench/%.c,$(GB)/root/bench/%,$(BENCH_C))
 $(GB)/root/tests/%: tests/guest/%.c $(wildcard tests/guest/*.h) libinotify/libinofd.a
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a -lpthread
+
+# Issue 26's probe, a test in the guest too (the kernel backend there).
+$(GB)/root/tests/split_rename: tests/probes/split_rename.c libinotify/libinofd.a
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) $< -o $@ libinotify/libinofd.a
 
 # 32-bit builds of the kernel-interface tests exercise the compat ioctl path.
 M32_CFLAGS := -m32 -idirafter /usr/include/x86_64-linux-gnu
@@ -613,7 +628,7 @@ harness-check:
 # lockdep, kmemleak, UBSAN), then the kernel checks and the guest suite on
 # the 6.12 base.  DEBUG=1 runs only the debug guest suite; KERNEL=6.12
 # the host tests and the 6.12 kernel checks only.
-HOST_CHECKS := harness-check unit failnth oracle oracle-fanotify watch-fd-check python-check install-check deb-check fuzz
+HOST_CHECKS := harness-check unit failnth oracle oracle-fanotify probe-check watch-fd-check python-check install-check deb-check fuzz
 ifeq ($(DEBUG),1)
 check: need $(HOST_CHECKS) uapi-check checkpatch guest-check
 	@$(MAKE) --no-print-directory sem-table-check
