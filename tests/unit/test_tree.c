@@ -13,6 +13,17 @@
 static char inject[1024];
 static size_t inject_len;
 
+/* an IN_CREATE of name was reported, with the path rel (under the base):
+ * its index */
+static int created(struct fx *f, const char *name, const char *rel)
+{
+	int i = find(f, INOFD_EV_INOTIFY, IN_CREATE, name);
+
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, rel));
+	return i;
+}
+
 static void inject_event(int wd, uint32_t mask, uint32_t cookie,
 			 const char *name)
 {
@@ -56,9 +67,7 @@ static void tree_initial_quiet(void **state)
 	assert_int_equal(f->n, 0);
 	mkfile(P(f, "t/a/b/deep"));
 	drain(f, 50);
-	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "deep");
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, "t/a/b/deep"));
+	i = created(f, "deep", "t/a/b/deep");
 	assert_string_equal(f->r[i].data, "tree");
 	assert_int_equal(f->r[i].flags, 0);
 }
@@ -116,10 +125,8 @@ static void tree_rename_inside(void **state)
 	assert_string_equal(f->r[i].from_path, P(f, "t/a"));
 	mkfile(P(f, "t/z/b/x"));
 	drain(f, 30);
-	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
-	assert_true(i >= 0);
 	/* the watch kept its wd and learned its new name */
-	assert_string_equal(f->r[i].path, P(f, "t/z/b/x"));
+	created(f, "x", "t/z/b/x");
 	assert_int_equal(inofd_watch_count(f->in), 3);
 }
 
@@ -144,20 +151,14 @@ static void tree_ancestor_renames(void **state)
 	assert_int_equal(rename(P(f, "g2/p"), P(f, "g2/q")), 0);
 	mkfile(P(f, "g2/q/t/y"));
 	drain(f, 30);
-	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, "g2/p/t/a/x"));
-	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "y");
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, "g2/q/t/y"));
+	created(f, "x", "g2/p/t/a/x");
+	created(f, "y", "g2/q/t/y");
 	/* a new directory is opened by its path, which is right */
 	mkdirp(P(f, "g2/q/t/new"));
 	drain(f, 30);
 	mkfile(P(f, "g2/q/t/new/z"));
 	drain(f, 30);
-	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "z");
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, "g2/q/t/new/z"));
+	created(f, "z", "g2/q/t/new/z");
 	assert_int_equal(count(f, INOFD_EV_ERROR, 0, NULL), 0);
 	/* out of the chain: where it went is not known */
 	assert_int_equal(rename(P(f, "g2"), P(f, "other/g3")), 0);
@@ -377,9 +378,7 @@ static void tree_overflow_rewalk(void **state)
 	f->n = 0;
 	mkfile(P(f, "t/lost/x"));
 	drain(f, 30);
-	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "x");
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, "t/lost/x"));
+	created(f, "x", "t/lost/x");
 }
 
 static int enospc_child(void *arg)
@@ -642,9 +641,7 @@ static void tree_dir_moved_into_own_subtree(void **state)
 		if (f->r[i].type == INOFD_EV_INOTIFY && !strcmp(f->r[i].name, "y"))
 			assert_true(!strcmp(f->r[i].path, P(f, "t/b/e/y")) ||
 				    !strcmp(f->r[i].path, P(f, "t/c/y")));
-	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "z");
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, "t/z"));
+	created(f, "z", "t/z");
 	assert_int_equal(inofd_unwatch(f->in, root), 0);
 }
 
@@ -722,9 +719,7 @@ static void tree_rename_split_by_another_record(void **state)
 	f->n = 0;
 	mkfile(P(f, "t/b/a2/sub/g"));
 	drain(f, 50);
-	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "g");
-	assert_true(i >= 0);
-	assert_string_equal(f->r[i].path, P(f, "t/b/a2/sub/g"));
+	created(f, "g", "t/b/a2/sub/g");
 	assert_int_equal(inofd_watch_count(f->in), 5);
 }
 
