@@ -1063,6 +1063,19 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 		moved_to(in, kw, mask, cookie, name);
 		return false;
 	}
+	if (mask & INOFD__LATE) {
+		/* an end put late (types.h): where it was is not known */
+		for (m = kw->mems; m; m = m->kwnext) {
+			if (m->kind != INOFD__MEM_NODE)
+				continue;
+			if (m->parent)
+				m->moving = true;
+			else
+				m->reg->moving = true;
+		}
+		inofd__paths_changed(in);
+		mask &= ~INOFD__LATE;
+	}
 	if ((mask & IN_ATTRIB) && !name)
 		name_check(in, kw);
 	for (m = kw->mems; m; m = m->kwnext)
@@ -1087,7 +1100,7 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
  */
 #define SLOW_BITS	(IN_Q_OVERFLOW | IN_IGNORED | IN_UNMOUNT | IN_ISDIR | \
 			 IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF | \
-			 INOFD__MOVED_ID | INOFD__SEEN)
+			 INOFD__MOVED_ID | INOFD__SEEN | INOFD__LATE)
 
 /*
  * What parse() keeps in locals while events are only reports: the queue's

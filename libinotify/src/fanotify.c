@@ -890,7 +890,8 @@ static int later_add(struct inofd__fan *f, uint64_t raw, int wd,
 /* o's end (DELETE_SELF, IGNORED) after what the group holds: 0, -ENOMEM */
 static int later_end(struct inofd__fan *f, struct obj *o, uint32_t isdir)
 {
-	if (later_add(f, UINT64_MAX, o->wd, IN_DELETE_SELF | isdir, 0))
+	if (later_add(f, UINT64_MAX, o->wd,
+		      IN_DELETE_SELF | isdir | INOFD__LATE, 0))
 		return -ENOMEM;
 	if (later_add(f, UINT64_MAX, o->wd, IN_IGNORED, 0)) {
 		f->nlater--;

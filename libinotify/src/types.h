@@ -86,6 +86,14 @@
  * where the group's queue ended when the watch call began.
  */
 #define INOFD__SEEN		0x00200000u
+/*
+ * A bit of the fanotify backend's on an IN_DELETE_SELF it put later than
+ * the event it came merged into (fanotify.c, later_end()): records queued
+ * after the object went may have renamed its directories before this one
+ * is read, so its trees do not know where it was (the report has no
+ * path, never a path it never had).
+ */
+#define INOFD__LATE		0x00400000u
 /* Reported whatever the registration's mask says. */
 #define INOFD__ALWAYS_BITS	(IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED)
 
