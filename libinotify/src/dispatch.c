@@ -983,18 +983,29 @@ again:
  * IN_MOVED_TO.  The kernel queues the two one after the other, not at
  * once: a read can come between them (the guest's lib_inotifywait, "moved
  * out", one run in 15 on 6.12 under TCG), and with nothing after the TO
- * in hand the move was not known and cost a RESCAN.  So the TO of a
- * directory whose watch the half knows (p->self) is held, like a record
- * that waits for a half, while the records in hand end before its
- * MOVE_SELF, before a later rename out of either directory and before a
- * loss; until more is read, or the half's deadline.  True: hold it.
+ * in hand the move was not known and cost a RESCAN.  So the TO of a tree
+ * node (below a root) whose watch the half knows (p->self) is held, like
+ * a record that waits for a half, while the records in hand end before
+ * its MOVE_SELF, before a later rename out of either directory and
+ * before a loss; until more is read, or the half's deadline.  True: hold
+ * it.
  */
 static bool self_due(struct inofd *in, const struct inofd__kw *kw,
 		     uint32_t cookie)
 {
 	const struct inofd__pend *p = inofd__pend_find(in, cookie);
+	const struct inofd__kw *d;
+	const struct inofd__mem *m;
 
 	if (!p || !(p->mask & IN_ISDIR) || p->self < 0 || in->nohold)
+		return false;
+	/* a node below a root: a root or a directory above one has its own
+	 * wait, after the TO (chain_renamed(), in->xw) */
+	d = inofd__kw_find(in, p->self);
+	for (m = d ? d->mems : NULL; m; m = m->kwnext)
+		if (m->kind == INOFD__MEM_NODE && m->parent)
+			break;
+	if (!m)
 		return false;
 	if (ahead_on(in, p->self, MOVED_BITS, p->wd, kw->wd) != -1)
 		return false;

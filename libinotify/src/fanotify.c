@@ -888,10 +888,10 @@ static int later_add(struct inofd__fan *f, uint64_t raw, int wd,
 }
 
 /* o's end (DELETE_SELF, IGNORED) after what the group holds: 0, -ENOMEM */
-static int later_end(struct inofd__fan *f, struct obj *o, uint32_t isdir)
+static int later_end(struct inofd__fan *f, struct obj *o)
 {
-	if (later_add(f, UINT64_MAX, o->wd,
-		      IN_DELETE_SELF | isdir | INOFD__LATE, 0))
+	/* no IN_ISDIR: inotify puts none on IN_DELETE_SELF (put_bits()) */
+	if (later_add(f, UINT64_MAX, o->wd, IN_DELETE_SELF | INOFD__LATE, 0))
 		return -ENOMEM;
 	if (later_add(f, UINT64_MAX, o->wd, IN_IGNORED, 0)) {
 		f->nlater--;
@@ -1019,9 +1019,9 @@ done:
 		out->full = true;
 		return false;
 	}
-	if (merged && later_end(f, oc, isdir)) {
+	if (merged && later_end(f, oc)) {
 		/* no room to put the end later: now, and a loss */
-		put(out, oc->wd, IN_DELETE_SELF | isdir, 0, NULL);
+		put(out, oc->wd, IN_DELETE_SELF, 0, NULL);
 		put(out, oc->wd, IN_IGNORED, 0, NULL);
 		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
 		drop(f, oc);
