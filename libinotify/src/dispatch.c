@@ -860,6 +860,16 @@ static bool concerns(const struct inofd *in, const struct inofd__pend *p,
 enum { AHEAD_NONE, AHEAD_TO, AHEAD_OUT };
 
 /*
+ * Bits with which process() does not apply a record as an IN_MOVED_TO
+ * (it ends the watch, is private, or is the instance's own noise): such a
+ * record is no partner to pair ahead (fuzz_events: a fed IN_IGNORED |
+ * IN_MOVED_TO was reported, and its watch lived on).
+ */
+#define NOT_A_TO	(IN_IGNORED | IN_MOVED_FROM | INOFD__SEEN | \
+			 INOFD__MOVED_ID | IN_OPEN | IN_ACCESS | \
+			 IN_CLOSE_NOWRITE)
+
+/*
  * What ends half p among the records after the current one: its partner
  * (*at: that record), the moving directory's IN_MOVE_SELF before any
  * partner (fsnotify_move() queues FROM, TO, MOVE_SELF: no partner will
@@ -878,7 +888,8 @@ static int ahead(const struct inofd *in, const struct inofd__pend *p,
 			break;		/* torn: parse() says so */
 		if (h.mask & IN_Q_OVERFLOW)
 			return AHEAD_OUT;
-		if ((h.mask & IN_MOVED_TO) && h.cookie == p->cookie) {
+		if ((h.mask & IN_MOVED_TO) && !(h.mask & NOT_A_TO) &&
+		    h.cookie == p->cookie) {
 			*at = b;
 			return AHEAD_TO;
 		}
