@@ -933,6 +933,43 @@ static void pair_ahead(struct inofd *in, const char *at)
 }
 
 /*
+ * A directory's rename is told by identity (moved_it()): the IN_MOVE_SELF
+ * that fsnotify_move() queues on the directory's own watch after the
+ * IN_MOVED_TO.  The kernel queues the two one after the other, not at
+ * once: a read can come between them (the guest's lib_inotifywait, "moved
+ * out", one run in 15 on 6.12 under TCG), and with nothing after the TO
+ * in hand the move was not known and cost a RESCAN.  So the TO (on to_wd)
+ * of half p, a tree node's (below a root) whose watch the half knows
+ * (p->self), is held, like a record that waits for a half, while the
+ * records in hand end before its MOVE_SELF, before a later rename out of
+ * either directory and before a loss; until more is read, or the half's
+ * deadline.  The same holds where the TO is applied ahead, at its half's
+ * place (halves_first(): a record of another task between the FROM and
+ * the TO; the debug kernel's split_rename, 2 to 7 RESCANs in 10,000
+ * renames).  True: hold it.
+ */
+static bool self_due(struct inofd *in, const struct inofd__pend *p,
+		     int to_wd)
+{
+	const struct inofd__kw *d;
+	const struct inofd__mem *m;
+
+	if (!p || !(p->mask & IN_ISDIR) || p->self < 0 || in->nohold)
+		return false;
+	/* a node below a root: a root or a directory above one has its own
+	 * wait, after the TO (chain_renamed(), in->xw) */
+	d = inofd__kw_find(in, p->self);
+	for (m = d ? d->mems : NULL; m; m = m->kwnext)
+		if (m->kind == INOFD__MEM_NODE && m->parent)
+			break;
+	if (!m)
+		return false;
+	if (ahead_on(in, p->self, MOVED_BITS, p->wd, to_wd) != -1)
+		return false;
+	return in->more || p->deadline > inofd__now_ns();
+}
+
+/*
  * Halves waiting when a record that is not a partner comes (issue 26).
  * The kernel queues a rename's IN_MOVED_FROM and IN_MOVED_TO one after the
  * other, but not atomically: a record of another task, even one inside the
@@ -965,9 +1002,15 @@ again:
 		if (p == mine || !concerns(in, p, kw, mask, name))
 			continue;
 		switch (ahead(in, p, &at)) {
-		case AHEAD_TO:
+		case AHEAD_TO: {
+			struct inotify_event h;
+
+			memcpy(&h, at, sizeof(h));
+			if (self_due(in, p, h.wd))
+				return true;
 			pair_ahead(in, at);
 			goto again;
+		}
 		case AHEAD_NONE:
 			/* the partner may be among what is not read yet,
 			 * whatever the time: the window counts from then */
@@ -986,41 +1029,6 @@ again:
 		goto again;
 	}
 	return false;
-}
-
-/*
- * A directory's rename is told by identity (moved_it()): the IN_MOVE_SELF
- * that fsnotify_move() queues on the directory's own watch after the
- * IN_MOVED_TO.  The kernel queues the two one after the other, not at
- * once: a read can come between them (the guest's lib_inotifywait, "moved
- * out", one run in 15 on 6.12 under TCG), and with nothing after the TO
- * in hand the move was not known and cost a RESCAN.  So the TO of a tree
- * node (below a root) whose watch the half knows (p->self) is held, like
- * a record that waits for a half, while the records in hand end before
- * its MOVE_SELF, before a later rename out of either directory and
- * before a loss; until more is read, or the half's deadline.  True: hold
- * it.
- */
-static bool self_due(struct inofd *in, const struct inofd__kw *kw,
-		     uint32_t cookie)
-{
-	const struct inofd__pend *p = inofd__pend_find(in, cookie);
-	const struct inofd__kw *d;
-	const struct inofd__mem *m;
-
-	if (!p || !(p->mask & IN_ISDIR) || p->self < 0 || in->nohold)
-		return false;
-	/* a node below a root: a root or a directory above one has its own
-	 * wait, after the TO (chain_renamed(), in->xw) */
-	d = inofd__kw_find(in, p->self);
-	for (m = d ? d->mems : NULL; m; m = m->kwnext)
-		if (m->kind == INOFD__MEM_NODE && m->parent)
-			break;
-	if (!m)
-		return false;
-	if (ahead_on(in, p->self, MOVED_BITS, p->wd, kw->wd) != -1)
-		return false;
-	return in->more || p->deadline > inofd__now_ns();
 }
 
 /* One event, whatever it is (kept out of parse()'s loop: the slow path).
@@ -1080,7 +1088,7 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 		return false;
 	}
 	if (mask & IN_MOVED_TO) {
-		if (self_due(in, kw, cookie))
+		if (self_due(in, inofd__pend_find(in, cookie), kw->wd))
 			return true;
 		moved_to(in, kw, mask, cookie, name);
 		return false;
