@@ -599,17 +599,24 @@ sem-table-check:
 
 # The series to send, from the poster's git identity (scripts/post.sh):
 # author and Signed-off-by replace the committed placeholder; refused
-# without an identity or with a placeholder one.
-# POST_SERIES=patches/event-path posts the event-path series (it applies
-# to the pristine tree on its own: it touches no file of the fd series).
-POST_SERIES ?= $(FD_SERIES)
+# without an identity or with a placeholder one, until the poster
+# certifies the DCO and names the tool assistance, and without the thread
+# links the cover letters name.  By default one thread per series of this
+# base: the watch-by-fd series without /dev/inotify (its post-series),
+# the event-path series and the fanotify series, in $(POST_OUT),
+# $(POST_OUT)-event-path and $(POST_OUT)-fanotify.  POST_SERIES names
+# others: $(FD_SERIES)/dev-inotify posts /dev/inotify on top of the fd
+# series (its cover letter needs POST_FD_THREAD, the fd thread's link).
+POST_SERIES ?= $(SERIES)
+post_out = $(POST_OUT)$(if $(filter-out $(FD_SERIES),$(1)),-$(notdir $(1)))
 post: $(STAMP)
-	@scripts/post.sh $(KSRC) $(POST_SERIES) $(POST_OUT)$(if $(filter-out $(FD_SERIES),$(POST_SERIES)),-$(notdir $(POST_SERIES)))
+	@scripts/post.sh $(KSRC) $(foreach s,$(POST_SERIES),$(s) $(call post_out,$(s)))
 
-# make post on every series of this base, as committed, against the tree
-# (a test identity; tests/harness/post_series_check.sh).
+# make post on every series of this base, as committed, against the tree,
+# and the /dev/inotify thread (a test identity;
+# tests/harness/post_series_check.sh).
 post-check: $(STAMP)
-	@tests/harness/post_series_check.sh $(KSRC) $(B)/post-check$(if $(filter 6.12,$(KERNEL)),-6.12) $(SERIES)
+	@tests/harness/post_series_check.sh $(KSRC) $(B)/post-check$(if $(filter 6.12,$(KERNEL)),-6.12) $(SERIES) $(FD_SERIES)/dev-inotify
 
 # Host tests of the harness itself: the KVM probe falls back within its
 # bound (fake QEMUs), the progress filter, the bench report generator,

@@ -3,7 +3,16 @@
 #
 # make post: the series of patches/, ready to send, from the poster.
 #
-#   post.sh KSRC PATCHDIR OUTDIR
+#   post.sh KSRC PATCHDIR OUTDIR [PATCHDIR OUTDIR]...
+#
+# Each PATCHDIR is a thread: its cover letter, its recipients, and the
+# patches it posts.  Those are the ones PATCHDIR/post-series names if it
+# exists, else PATCHDIR/series (the list the kernel tree applies): the
+# watch-by-fd series posts its first nine patches and keeps /dev/inotify
+# for a thread of its own.  A line "after DIR" of post-series applies the
+# patches DIR posts (DIR relative to PATCHDIR) before this thread's,
+# without posting them: patches/dev-inotify posts the device on top of
+# the fd series.  Every thread is checked before anything is written.
 #
 # The committed series is from a placeholder ("Placeholder Not A Person
 # <placeholder@make-post.invalid>"): nothing committed pretends to be a
@@ -16,11 +25,15 @@
 #
 # The cover letter may also name facts only the poster can look up, as
 # "@NAME@" tokens: each is replaced by the environment variable POST_NAME,
-# and the script refuses to run while one is unset.  Today there is one:
-# @PREV_THREAD@, the lore.kernel.org link of the 2023 linux-fsdevel
-# thread on inotify_add_watch_at() (POST_PREV_THREAD=https://lore.kernel.org/...;
-# it was not reachable from where the series was written, and a link is
-# not something to guess).
+# and the script refuses to run while one is unset.  Each *_THREAD token
+# is a thread's lore.kernel.org link, and nothing else is accepted for it:
+#   @PREV_THREAD@ (the watch-by-fd cover letter): the 2023 linux-fsdevel
+#     thread on inotify_add_watch_at(), whose replies the letter quotes
+#     (https://lore.kernel.org/all/20230918123217.932179-1-max.kellermann@ionos.com/);
+#     the poster opens it and confirms it by setting POST_PREV_THREAD;
+#   @FD_THREAD@ (the /dev/inotify cover letter, patches/dev-inotify): the
+#     link of the watch-by-fd thread as posted, which it goes on top of,
+#     known only once that thread is out.
 #
 # Two more things only the poster can say, each refused while unsaid:
 #   POST_DCO=certified: you certify the Developer's Certificate of Origin
@@ -46,8 +59,11 @@
 # sent: the last line says how to.
 set -euo pipefail
 
-[ $# = 3 ] || { echo "usage: $0 KSRC PATCHDIR OUTDIR" >&2; exit 2; }
-ksrc=$1 patchdir=$2 out=$3
+usage() { echo "usage: $0 KSRC PATCHDIR OUTDIR [PATCHDIR OUTDIR]..." >&2; exit 2; }
+[ $# -ge 3 ] && [ $(($# % 2)) = 1 ] || usage
+ksrc=$1
+shift
+threads=("$@")
 here=$(cd "$(dirname "$0")" && pwd)
 placeholder_name="Placeholder Not A Person"
 placeholder_email="placeholder@make-post.invalid"
@@ -71,25 +87,56 @@ case "$email" in
 esac
 shopt -u nocasematch
 
-cover=$patchdir/0000-cover-letter.patch
-[ -f "$cover" ] || die "$cover: no cover letter"
-[ -f "$patchdir/series" ] || die "$patchdir/series: no series"
-if grep -n '\[\[SLOT' "$cover"; then
-	die "$cover has a slot to fill (above) before it can be posted"
-fi
-tokens=$(grep -o '@[A-Z][A-Z_]*@' "$cover" | sort -u | tr -d @ || true)
+# list_of DIR KIND: "KIND FILE" for each patch DIR's thread applies, in
+# order: "base" for those of the threads it comes after, KIND for its own
+list_of() {
+	local d=$1 kind=$2 f=series p rest
+	[ -f "$d/post-series" ] && f=post-series
+	[ -f "$d/$f" ] || die "$d/series: no series"
+	while read -r p rest; do
+		case "$p" in
+		''|'#'*) continue ;;
+		after)	[ -d "$d/$rest" ] || die "$d/$f: after $rest: no such directory"
+			list_of "$d/$rest" base || exit 1
+			continue ;;
+		esac
+		[ -f "$d/$p" ] || die "$d/$f names $p, which does not exist"
+		echo "$kind $(realpath "$d/$p")"
+	done < "$d/$f"
+}
+
+# every thread's cover letter, tokens and list, before anything else
 fill=()
-for t in $tokens; do
-	v=$(printenv "POST_$t" || true)
-	[ -n "$v" ] || die "$cover names @$t@: set POST_$t (see scripts/post.sh)"
-	case "$t:$v" in
-	PREV_THREAD:https://lore.kernel.org/*) ;;
-	PREV_THREAD:*) die "POST_PREV_THREAD='$v' is not a https://lore.kernel.org/ link" ;;
-	esac
-	case "$v" in
-	*'|'*|*'\'*|*'&'*) die "POST_$t='$v': '|', '\\' and '&' are not allowed" ;;
-	esac
-	fill+=(-e "s|@$t@|$v|g")
+filled=" "
+for ((i = 0; i < ${#threads[@]}; i += 2)); do
+	patchdir=${threads[i]}
+	cover=$patchdir/0000-cover-letter.patch
+	[ -f "$cover" ] || die "$cover: no cover letter"
+	[ -f "$patchdir/recipients" ] || die "$patchdir/recipients: no recipients"
+	list_of "$patchdir" post > /dev/null || exit 1
+	grep -q '^post ' <(list_of "$patchdir" post) || die "$patchdir: no patch to post"
+	if grep -n '\[\[SLOT' "$cover"; then
+		die "$cover has a slot to fill (above) before it can be posted"
+	fi
+	tokens=$(grep -o '@[A-Z][A-Z_]*@' "$cover" | sort -u | tr -d @ || true)
+	for t in $tokens; do
+		v=$(printenv "POST_$t" || true)
+		[ -n "$v" ] || die "$cover names @$t@: set POST_$t (see scripts/post.sh)"
+		case "$t:$v" in
+		*_THREAD:https://lore.kernel.org/*) ;;
+		*_THREAD:*) die "POST_$t='$v' is not a https://lore.kernel.org/ link" ;;
+		esac
+		case "$v" in
+		*'|'*|*'\'*|*'&'*) die "POST_$t='$v': '|', '\\' and '&' are not allowed" ;;
+		esac
+		case "$filled" in
+		*" $t "*) ;;
+		*) fill+=(-e "s|@$t@|$v|g"); filled="$filled$t " ;;
+		esac
+	done
+	out=${threads[i + 1]}
+	[ "$(realpath -m "$out")" != "$(realpath "$patchdir")" ] ||
+		die "OUTDIR must not be $patchdir: the committed series keeps the placeholder"
 done
 # the Developer's Certificate of Origin: a person's statement, asked for
 dco=${POST_DCO:-}
@@ -116,57 +163,70 @@ case "$assisted" in
 *) die "POST_ASSISTED_BY='$assisted' is not AGENT_NAME:MODEL_VERSION [TOOL1] [TOOL2]" ;;
 esac
 
-[ "$(realpath -m "$out")" != "$(realpath "$patchdir")" ] ||
-	die "OUTDIR must not be $patchdir: the committed series keeps the placeholder"
 git -C "$ksrc" rev-parse -q --verify 'pristine^{commit}' >/dev/null ||
 	die "$ksrc has no 'pristine' tag: run make tree first"
 
-patches=()
-while read -r p; do
-	case "$p" in ''|'#'*) continue ;; esac
-	[ -f "$patchdir/$p" ] || die "$patchdir/series names $p, which does not exist"
-	patches+=("$p")
-done < "$patchdir/series"
-[ ${#patches[@]} -gt 0 ] || die "$patchdir/series is empty"
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-# a clone that only checks out the files the series touches
-files=$(cd "$patchdir" && sed -n 's|^+++ b/||p; s|^--- a/||p' "${patches[@]}" | sort -u)
-git clone -q --shared --no-checkout "$ksrc" "$work/tree"
-git -C "$work/tree" sparse-checkout set --no-cone $files
-git -C "$work/tree" checkout -q -b post pristine
-
 export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email
-for p in "${patches[@]}"; do
-	n=$(grep -c "^From: $placeholder_name <$placeholder_email>\$" "$patchdir/$p" || true)
-	[ "$n" -le 1 ] || die "$p: more than one placeholder From: line"
-	n=$(grep -c "^Signed-off-by: $placeholder_name <$placeholder_email>\$" "$patchdir/$p" || true)
-	[ "$n" = 1 ] || die "$p: not one placeholder Signed-off-by: line (the poster's Signed-off-by and Assisted-by replace it)"
-	awk -v ph="$placeholder_name <$placeholder_email>" -v me="$name <$email>" -v ab="$assisted" '
-		!body && $0 == "From: " ph { print "From: " me; next }
-		!body && /^$/ { body = 1 }
-		$0 == "Signed-off-by: " ph { print "Assisted-by: " ab; print "Signed-off-by: " me; next }
-		{ print }' "$patchdir/$p" > "$work/$p"
-	git -C "$work/tree" am -q --signoff --whitespace=nowarn "$work/$p" ||
-		die "$p does not apply to pristine"
-done
 
-sed -e "s|^From: $placeholder_name <$placeholder_email>\$|From: $name <$email>|" \
-	"${fill[@]}" "$cover" > "$work/cover.patch"
-SERIES_NAME=$name SERIES_EMAIL=$email \
-	"$here/format-series.sh" "$work/tree" pristine post "$out" \
-	"$work/cover.patch" "$patchdir/recipients" >/dev/null
+# post_thread PATCHDIR OUTDIR: one thread, in a clone of its own that
+# only checks out the files its patches touch
+post_thread() {
+	local patchdir=$1 out=$2 w kind p f n posted=0
+	w=$work/$(echo "$patchdir" | tr / _)
+	mkdir -p "$w"
+	list_of "$patchdir" post > "$w/list" || exit 1
+	files=$(cut -d' ' -f2- "$w/list" | xargs sed -n 's|^+++ b/||p; s|^--- a/||p' | sort -u)
+	git clone -q --shared --no-checkout "$ksrc" "$w/tree"
+	git -C "$w/tree" sparse-checkout set --no-cone $files
+	git -C "$w/tree" checkout -q -b post pristine
+	while read -r kind p; do
+		f=${p##*/}
+		if [ "$kind" = base ]; then
+			# applied as committed, not posted
+			git -C "$w/tree" am -q --whitespace=nowarn "$p" ||
+				die "$patchdir: $f (a thread it comes after) does not apply to pristine"
+			continue
+		fi
+		[ "$posted" = 0 ] && git -C "$w/tree" tag thread-base
+		posted=$((posted + 1))
+		n=$(grep -c "^From: $placeholder_name <$placeholder_email>\$" "$p" || true)
+		[ "$n" -le 1 ] || die "$f: more than one placeholder From: line"
+		n=$(grep -c "^Signed-off-by: $placeholder_name <$placeholder_email>\$" "$p" || true)
+		[ "$n" = 1 ] || die "$f: not one placeholder Signed-off-by: line (the poster's Signed-off-by and Assisted-by replace it)"
+		awk -v ph="$placeholder_name <$placeholder_email>" -v me="$name <$email>" -v ab="$assisted" '
+			!body && $0 == "From: " ph { print "From: " me; next }
+			!body && /^$/ { body = 1 }
+			$0 == "Signed-off-by: " ph { print "Assisted-by: " ab; print "Signed-off-by: " me; next }
+			{ print }' "$p" > "$w/$f"
+		git -C "$w/tree" am -q --signoff --whitespace=nowarn "$w/$f" ||
+			die "$f does not apply to pristine"
+	done < "$w/list"
 
-if grep -l -e '@[A-Z][A-Z_]*@' "$out/0000-cover-letter.patch"; then
-	die "a token of the cover letter is still unfilled in the file above"
-fi
-if grep -l -e "$placeholder_email" -e "$placeholder_name" "$out"/*.patch; then
-	die "the placeholder is still in the files above"
-fi
-for f in $(cat "$out/series"); do
-	grep -qxF "Assisted-by: $assisted" "$out/$f" || die "$out/$f: no Assisted-by: line"
+	sed -e "s|^From: $placeholder_name <$placeholder_email>\$|From: $name <$email>|" \
+		"${fill[@]}" "$patchdir/0000-cover-letter.patch" > "$w/cover.patch"
+	SERIES_NAME=$name SERIES_EMAIL=$email \
+		"$here/format-series.sh" "$w/tree" thread-base post "$out" \
+		"$w/cover.patch" "$patchdir/recipients" >/dev/null
+
+	if grep -l -e '@[A-Z][A-Z_]*@' "$out/0000-cover-letter.patch"; then
+		die "a token of the cover letter is still unfilled in the file above"
+	fi
+	if grep -l -e "$placeholder_email" -e "$placeholder_name" "$out"/*.patch; then
+		die "the placeholder is still in the files above"
+	fi
+	for f in $(cat "$out/series"); do
+		grep -qxF "Assisted-by: $assisted" "$out/$f" || die "$out/$f: no Assisted-by: line"
+	done
+	echo "post: $posted patches and a cover letter from $name <$email> in $out"
+}
+
+outs=()
+for ((i = 0; i < ${#threads[@]}; i += 2)); do
+	post_thread "${threads[i]}" "${threads[i + 1]}"
+	outs+=("${threads[i + 1]}")
 done
-echo "post: ${#patches[@]} patches and a cover letter from $name <$email> in $out"
-echo "post: check them, then: git send-email $out/*.patch"
+for o in "${outs[@]}"; do
+	echo "post: check them, then: git send-email $o/*.patch"
+done

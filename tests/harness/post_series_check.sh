@@ -8,8 +8,8 @@
 #   post_series_check.sh KSRC OUTDIR SERIESDIR...
 #
 # With a test identity, POST_DCO, POST_ASSISTED_BY and a test thread
-# link, each SERIESDIR must give as many patches as its series file
-# names, each from the poster, with one Signed-off-by and one
+# link, each SERIESDIR must give as many patches as its post-series (or
+# its series) file names, each from the poster, with one Signed-off-by and one
 # Assisted-by of the poster's, and a cover letter with the recipients of
 # SERIESDIR/recipients.  Run by make kernel-check (the tree must exist).
 set -uo pipefail
@@ -23,6 +23,7 @@ fails=0
 export GIT_AUTHOR_NAME="Post Check" GIT_AUTHOR_EMAIL=post-check@inotify-fd.dev
 export POST_DCO=certified POST_ASSISTED_BY="post-check:none [post_series_check.sh]"
 export POST_PREV_THREAD=https://lore.kernel.org/all/post-check/
+export POST_FD_THREAD=https://lore.kernel.org/all/post-check-fd/
 me="$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
 mkdir -p "$out" || exit 1
 
@@ -33,7 +34,11 @@ for sd in "$@"; do
 		echo "not ok - make post POST_SERIES=$sd"; sed 's/^/# /' "$o.log"
 		fails=$((fails + 1)); continue
 	fi
-	want=$(grep -cv '^\(#\|$\)' "$sd/series")
+	# what the thread posts: its post-series if any (not its "after"
+	# lines), else its series
+	list=$sd/series
+	[ -f "$sd/post-series" ] && list=$sd/post-series
+	want=$(grep -cv '^\(#\|$\|after \)' "$list")
 	got=$(wc -l < "$o/series")
 	bad=""
 	[ "$want" = "$got" ] || bad="$bad $got patches, not $want;"

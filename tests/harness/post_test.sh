@@ -10,8 +10,10 @@
 # letter sender, no placeholder and no base-commit line.  Refused too
 # until the poster certifies the Developer's Certificate of Origin
 # (POST_DCO=certified) and names the tool assistance (POST_ASSISTED_BY),
-# which every patch then carries as an Assisted-by: line.  Run by make
-# harness-check; a second or so.
+# which every patch then carries as an Assisted-by: line.  Several
+# threads in one run: each posts what its post-series names, one after
+# another's patches ("after DIR"), and a refusal in any writes none.  Run
+# by make harness-check; a second or so.
 set -uo pipefail
 
 . "$(dirname "$0")/tap.sh"	# $top, $t, ok, bad, check
@@ -132,6 +134,45 @@ check "and used" grep -qx "Signed-off-by: Env Poster <env@poster.dev>" "$(ls "$t
 
 GIT_AUTHOR_NAME="inotify-fd developers" GIT_AUTHOR_EMAIL=dev@inotify-fd.invalid run; rc=$?
 check "the old placeholder from the environment: refused" test $rc -ne 0
+
+
+# threads: the tree applies two patches, the first thread posts the first
+# (post-series), a second thread posts the second after it ("after ..")
+cd "$k" && git checkout -q tmp && printf 'one\ntwo\nthree\nfour\n' > file.c &&
+	git -c user.name="${ph% <*}" -c user.email=placeholder@make-post.invalid \
+		commit -q -a -m "file: add another line" -m "Because." \
+		-m "Signed-off-by: $ph" &&
+	git format-patch -q --start-number 2 -o "$p" tmp~1..tmp && git checkout -q pristine || exit 1
+(cd "$p" && ls 0001-*.patch 0002-*.patch) > "$p/series"
+(cd "$p" && ls 0001-*.patch) > "$p/post-series"
+d=$p/second
+mkdir -p "$d"
+printf 'after ..\n../%s\n' "$(cd "$p" && ls 0002-*.patch)" > "$d/post-series"
+sed 's/a test series/the second thread/' "$p/0000-cover-letter.patch" > "$d/0000-cover-letter.patch"
+printf 'To: Other One <other@example.org>\n' > "$d/recipients"
+rm -rf "$t/out" "$t/out2"
+run2() { (cd "$r" && "$post" "$k" "$p" "$t/out" "$d" "$t/out2") < /dev/null > "$t/log" 2>&1; }
+run2; rc=$?
+check "two threads in one run: accepted" test $rc -eq 0
+[ $rc -eq 0 ] || cat "$t/log"
+check "the first thread posts what post-series names (1 of 2)" test "$(cat "$t/out/series" 2>/dev/null | wc -l)" = 1
+check "the second thread posts its own patch only" test "$(cat "$t/out2/series" 2>/dev/null | wc -l)" = 1
+check "the second thread's patch is the second patch" grep -q "^Subject: .*file: add another line" "$t/out2/0001-"*.patch
+check "the second thread's patch is from the poster" grep -qx "From: Jane Doe <jane@doe.dev>" "$t/out2/0001-"*.patch
+check "the second thread's cover has its recipients" grep -q "^To: Other One <other@example.org>" "$t/out2/0000-cover-letter.patch"
+check "the second thread's cover has its shortlog" grep -qx "  file: add another line" "$t/out2/0000-cover-letter.patch"
+check "the first thread's cover does not list the second patch" bash -c "! grep -q 'add another line' '$t/out/0000-cover-letter.patch'"
+check "each thread says how to send it" test "$(grep -c 'git send-email' "$t/log")" = 2
+rm -rf "$t/out" "$t/out2"
+sed -i 's/^The text of the cover letter\.$/&\n@OTHER_TOKEN@/' "$d/0000-cover-letter.patch"
+run2; rc=$?
+check "a token unset in the second thread: refused" test $rc -ne 0
+check "nothing written for the first thread either" test ! -e "$t/out"
+sed -i '/@OTHER_TOKEN@/d' "$d/0000-cover-letter.patch"
+printf 'after ../nowhere\n' > "$d/post-series"
+run2; rc=$?
+check "after a directory that does not exist: refused" test $rc -ne 0
+check "after: says which" grep -q "after ../nowhere: no such directory" "$t/log"
 
 echo "post_test: $((n - fails)) of $n passed"
 [ $fails -eq 0 ]
