@@ -1001,6 +1001,15 @@ again:
 	for (p = in->pfirst; p; p = p->tnext) {
 		if (p == mine || !concerns(in, p, kw, mask, name))
 			continue;
+		/*
+		 * The record is the moving directory's own IN_MOVE_SELF: no
+		 * partner came before it, so none will (fsnotify_move()
+		 * queues FROM, TO, MOVE_SELF).  Held, it waited for what
+		 * could not come while other reads went on (seed 80070 on
+		 * fanotify: a crawl in between, then a false path).
+		 */
+		if (kw->wd == p->self && (mask & MOVED_BITS))
+			goto out;
 		switch (ahead(in, p, &at)) {
 		case AHEAD_TO: {
 			struct inotify_event h;
@@ -1020,6 +1029,7 @@ again:
 				return true;
 			break;
 		}
+out:
 		/* no partner will come, or its time is up: it moved out */
 		p = inofd__pend_take(in, p->cookie);
 		if (p) {
