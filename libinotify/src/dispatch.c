@@ -1006,7 +1006,8 @@ again:
 		 * partner came before it, so none will (fsnotify_move()
 		 * queues FROM, TO, MOVE_SELF).  Held, it waited for what
 		 * could not come while other reads went on (seed 80070 on
-		 * fanotify: a crawl in between, then a false path).
+		 * fanotify: the root was found by identity meanwhile, and
+		 * the held records got its later path: a false path).
 		 */
 		if (kw->wd == p->self && (mask & MOVED_BITS))
 			goto out;
