@@ -113,8 +113,8 @@ for ((i = 0; i < ${#threads[@]}; i += 2)); do
 	cover=$patchdir/0000-cover-letter.patch
 	[ -f "$cover" ] || die "$cover: no cover letter"
 	[ -f "$patchdir/recipients" ] || die "$patchdir/recipients: no recipients"
-	list_of "$patchdir" post > /dev/null || exit 1
-	grep -q '^post ' <(list_of "$patchdir" post) || die "$patchdir: no patch to post"
+	list=$(list_of "$patchdir" post) || exit 1
+	grep -q '^post ' <<< "$list" || die "$patchdir: no patch to post"
 	if grep -n '\[\[SLOT' "$cover"; then
 		die "$cover has a slot to fill (above) before it can be posted"
 	fi
@@ -173,7 +173,7 @@ export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email
 # post_thread PATCHDIR OUTDIR: one thread, in a clone of its own that
 # only checks out the files its patches touch
 post_thread() {
-	local patchdir=$1 out=$2 w kind p f n posted=0
+	local patchdir=$1 out=$2 w kind p f n files posted=0
 	w=$work/$(echo "$patchdir" | tr / _)
 	mkdir -p "$w"
 	list_of "$patchdir" post > "$w/list" || exit 1
