@@ -251,6 +251,11 @@ unit: lib
 		libinotify/libinofd.a -lpthread
 	@out=$$($(B)/lib_fan_opath); r=$$?; echo "$$out" | grep -v '^ok '; \
 		[ $$r = 0 ] || [ $$r = 4 ]
+	@$(CC) $(filter-out -static,$(GUEST_CFLAGS)) \
+		tests/guest/lib_fan_unmount.c -o $(B)/lib_fan_unmount \
+		libinotify/libinofd.a -lpthread
+	@out=$$($(B)/lib_fan_unmount); r=$$?; echo "$$out" | grep -v '^ok '; \
+		[ $$r = 0 ] || [ $$r = 4 ]
 
 # Every allocation of the library failed in turn, under ASan
 # (tests/unit/failnth.c): no crash, no leak, no silent loss.

@@ -20,12 +20,15 @@
  *     when only one directory is watched;
  *   - FAN_DELETE_SELF is followed by IN_IGNORED (the kernel drops the mark
  *     with the inode and says nothing);
+ *   - FAN_UNMOUNT (the project's fanotify series: patches/fanotify/)
+ *     becomes IN_UNMOUNT + IN_IGNORED, as inotify says it;
  *   - FAN_Q_OVERFLOW becomes IN_Q_OVERFLOW;
  *   - fanotify merges queued events of one object and name whatever their
  *     type: a merged mask is split into one record per bit, in the order
  *     of ORDER[] below.
- * Never reported: IN_UNMOUNT (fanotify drops inode marks at unmount
- * silently), events on a subdirectory itself to its parent's watch
+ * Never reported: IN_UNMOUNT on a kernel without the series (fanotify
+ * drops inode marks at unmount silently), events on a subdirectory itself
+ * to its parent's watch
  * (fanotify names the subdirectory by its own handle, not by parent and
  * name).
  */
@@ -66,6 +69,10 @@
 #endif
 #ifndef MAX_HANDLE_SZ
 #define MAX_HANDLE_SZ			128
+#endif
+/* the project's fanotify series (patches/fanotify/, patch 3) */
+#ifndef FAN_UNMOUNT
+#define FAN_UNMOUNT			0x00002000
 #endif
 
 #define EVENT_BITS	(IN_ALL_EVENTS | IN_UNMOUNT)
@@ -132,6 +139,8 @@ struct inofd__fan {
 	 * learned again if a mark says EBADF.
 	 */
 	bool		opath;
+	/* FAN_UNMOUNT taken (the series' patch 3): probed at open too */
+	bool		unmount;
 	/* fanotify bytes read but not turned into records yet */
 	char		*sbuf;
 	size_t		scap, spos, send;
@@ -323,6 +332,24 @@ static bool probe_opath(int g)
 	return !(r < 0 && e == EBADF);
 }
 
+/*
+ * Does the group take FAN_UNMOUNT?  The same question without a mark:
+ * ENOENT (no mark on "/") where taken, EINVAL where the bit is unknown.
+ */
+static bool probe_unmount(int g)
+{
+	int fd, r, e;
+
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	r = fanotify_mark(g, FAN_MARK_REMOVE, FAN_UNMOUNT | FAN_ONDIR, fd,
+			  NULL);
+	e = errno;
+	close(fd);
+	return r < 0 && e == ENOENT;
+}
+
 int inofd__fan_open(struct inofd *in)
 {
 	struct inofd__fan *f;
@@ -352,6 +379,7 @@ int inofd__fan_open(struct inofd *in)
 	}
 	f->next_wd = 1;
 	f->opath = probe_opath(g);
+	f->unmount = probe_unmount(g);
 	if (in->ifd >= 0)
 		close(in->ifd);
 	in->ifd = g;
@@ -614,6 +642,8 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 		fmask |= FAN_EVENT_ON_CHILD | FAN_ONDIR;
 	/* the end of the mark, whatever was asked: IN_IGNORED comes of it */
 	fmask |= FAN_DELETE_SELF;
+	if (f->unmount)
+		fmask |= FAN_UNMOUNT;
 	/*
 	 * What the group has queued now predates the watch: a mark the
 	 * library let go of (inofd__fan_rm()) may have queued events of the
@@ -887,11 +917,13 @@ static int later_add(struct inofd__fan *f, uint64_t raw, int wd,
 	return 0;
 }
 
-/* o's end (DELETE_SELF, IGNORED) after what the group holds: 0, -ENOMEM */
-static int later_end(struct inofd__fan *f, struct obj *o)
+/*
+ * o's end (end: IN_DELETE_SELF or IN_UNMOUNT, then IN_IGNORED) after what
+ * the group holds: 0, -ENOMEM
+ */
+static int later_end(struct inofd__fan *f, struct obj *o, uint32_t end)
 {
-	/* no IN_ISDIR: inotify puts none on IN_DELETE_SELF (put_bits()) */
-	if (later_add(f, UINT64_MAX, o->wd, IN_DELETE_SELF | INOFD__LATE, 0))
+	if (later_add(f, UINT64_MAX, o->wd, end | INOFD__LATE, 0))
 		return -ENOMEM;
 	if (later_add(f, UINT64_MAX, o->wd, IN_IGNORED, 0)) {
 		f->nlater--;
@@ -913,7 +945,7 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 	struct fanotify_event_metadata m;
 	struct obj *od, *od2, *oc = NULL;
 	struct out save = *out;
-	uint32_t isdir, bits = 0;
+	uint32_t isdir, unmount, bits = 0;
 	bool merged = false;
 	uint64_t fm;
 	size_t off, i;
@@ -984,7 +1016,14 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 	 * after what the group holds now, so that the records queued before
 	 * it went (a rename out of the directory, then rm -r) still find it.
 	 */
-	merged = (bits & IN_DELETE_SELF) && (bits & ~IN_DELETE_SELF);
+	/*
+	 * The same for FAN_UNMOUNT, which ends the mark too (unmount: what
+	 * inotify says before IN_IGNORED, with IN_ISDIR as inotify puts it;
+	 * none on IN_DELETE_SELF: put_bits()).
+	 */
+	unmount = (fm & FAN_UNMOUNT) ? IN_UNMOUNT | isdir : 0;
+	merged = ((bits & IN_DELETE_SELF) && (bits & ~IN_DELETE_SELF)) ||
+		 (unmount && bits);
 	if (merged)
 		bits &= ~IN_DELETE_SELF;
 	if (d.have && d.name && !strcmp(d.name, ".")) {
@@ -1007,8 +1046,10 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 	}
 	if (!oc)
 		merged = false;
-	if ((bits & IN_DELETE_SELF) && oc) {
+	if (((bits & IN_DELETE_SELF) || unmount) && !merged && oc) {
 		/* the kernel dropped the mark with the inode, silently */
+		if (unmount)
+			put(out, oc->wd, unmount, 0, NULL);
 		put(out, oc->wd, IN_IGNORED, 0, NULL);
 		if (!out->full)
 			drop(f, oc);
@@ -1019,9 +1060,9 @@ done:
 		out->full = true;
 		return false;
 	}
-	if (merged && later_end(f, oc)) {
+	if (merged && later_end(f, oc, unmount ? unmount : IN_DELETE_SELF)) {
 		/* no room to put the end later: now, and a loss */
-		put(out, oc->wd, IN_DELETE_SELF, 0, NULL);
+		put(out, oc->wd, unmount ? unmount : IN_DELETE_SELF, 0, NULL);
 		put(out, oc->wd, IN_IGNORED, 0, NULL);
 		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
 		drop(f, oc);
