@@ -26,8 +26,22 @@ KCONFIG_CONFIG="$tmp/.config" "$ksrc/scripts/kconfig/merge_config.sh" -m -O "$tm
 make -s -C "$ksrc" O="$tmp" ARCH=x86_64 olddefconfig >/dev/null
 
 missing=0
-for frag in "$@"; do
+# a later fragment's setting of an option overrides an earlier one's
+# (debug.config unsets what guest.config sets): only the last is checked
+later_sets() { # OPTION FRAGMENT...: does a fragment after the first set it?
+	local opt=$1
+	shift 2
+	[ $# -gt 0 ] && grep -qE -- "^($opt=|# $opt is not set)" "$@"
+}
+while [ $# -gt 0 ]; do
+	frag=$1
 	while read -r line; do
+		opt=${line#\# }
+		opt=${opt%%[= ]*}
+		case "$opt" in CONFIG_*) ;; *) opt= ;; esac
+		if [ -n "$opt" ] && later_sets "$opt" "$@"; then
+			continue
+		fi
 		case "$line" in
 		CONFIG_*=*)
 			if ! grep -qx -- "$line" "$tmp/.config"; then
@@ -45,6 +59,7 @@ for frag in "$@"; do
 			;;
 		esac
 	done < "$frag"
+	shift
 done
 [ "$missing" = 0 ] || die "fix the fragment (or its dependencies)"
 
