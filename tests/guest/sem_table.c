@@ -12,6 +12,9 @@
  *      user may create since 5.13; the inotify mask's bits (the same
  *      values) | FAN_EVENT_ON_CHILD | FAN_ONDIR, and FAN_RENAME (5.17) in
  *      the rename rows
+ *   S  fanotify with the project's fanotify series (patches/fanotify/):
+ *      F's mark, asking for FAN_UNMOUNT too; "n/a" on a kernel without
+ *      the series
  *
  * The test carries the expected table (rows[] below) and FAILS when an
  * observed cell differs from it: a kernel change that alters what any of
@@ -73,17 +76,25 @@
 #define KSERIES_EVENTFD			"EINVAL"
 #define KSERIES_NSFS			"EINVAL"
 
-enum { MP, MW, MF, NMECH };
+enum { MP, MW, MF, MS, NMECH };
 static const char *mech_title[NMECH] = {
 	"path inotify", "INOTIFY_WATCH (fd closed)",
 	"fanotify inode mark (fd closed, DFID_NAME)",
+	"fanotify with the series (FAN_UNMOUNT asked)",
 };
+/* the two fanotify columns */
+#define FAN(m)	((m) == MF || (m) == MS)
+
+#ifndef FAN_UNMOUNT
+#define FAN_UNMOUNT	0x00002000	/* patches/fanotify/, patch 3 */
+#endif
 
 #define CELL 512
 #define NOBODY 65534
 
 static int as_user;	/* this run is uid 65534 */
 static int have_rename;	/* FAN_RENAME accepted by this kernel */
+static int fan_unmount_ok;	/* FAN_UNMOUNT taken: the S column runs */
 
 /* ------------------------------------------------------------ watchers */
 
@@ -107,7 +118,7 @@ static int w_init(struct w *w, int mech)
 {
 	memset(w, 0, sizeof(*w));
 	w->mech = mech;
-	if (mech == MF)
+	if (FAN(mech))
 		w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
 				      FAN_NONBLOCK | FAN_CLOEXEC, O_RDONLY);
 	else
@@ -180,14 +191,14 @@ static void w_label(struct w *w, int fd, const char *path, int wd,
 	o = &w->o[w->n++];
 	o->wd = wd;
 	snprintf(o->label, sizeof(o->label), "%s", label);
-	if (w->mech == MF && !fan_handle_of(fd, path, o))
+	if (FAN(w->mech) && !fan_handle_of(fd, path, o))
 		o->has_fh = 1;
 }
 
 static uint64_t fan_mask(const struct w *w, uint32_t in_mask)
 {
 	return (in_mask & IN_ALL_EVENTS) | FAN_EVENT_ON_CHILD | FAN_ONDIR |
-	       w->fan_extra;
+	       w->fan_extra | (w->mech == MS ? FAN_UNMOUNT : 0);
 }
 
 /* watch or mark @fd's object; 0 or -errno */
@@ -279,7 +290,7 @@ static void flags(char *out, size_t sz, uint64_t m, int fan)
 		{ 0x200, "DELETE", "DELETE" },
 		{ 0x400, "DELETE_SELF", "DELETE_SELF" },
 		{ 0x800, "MOVE_SELF", "MOVE_SELF" },
-		{ 0x1000, NULL, "OPEN_EXEC" }, { 0x2000, "UNMOUNT", NULL },
+		{ 0x1000, NULL, "OPEN_EXEC" }, { 0x2000, "UNMOUNT", "UNMOUNT" },
 		{ 0x4000, "Q_OVERFLOW", "Q_OVERFLOW" },
 		{ 0x8000, "IGNORED", "FS_ERROR" },
 		{ 0x10000000, NULL, "RENAME" },
@@ -347,7 +358,7 @@ static long w_events(struct w *w, char *out, size_t sz, long *count)
 			char tok[256] = "";
 
 			nev++;
-			if (w->mech != MF) {
+			if (!FAN(w->mech)) {
 				struct inotify_event *e = (void *)q;
 
 				int lab = e->wd >= 0 && (w->n > 1 ||
@@ -586,7 +597,7 @@ static void renames(int mech, char *cell, const char *from, const char *to,
 		errcell(cell, errno);
 		return;
 	}
-	if (mech == MF && have_rename)
+	if (FAN(mech) && have_rename)
 		w.fan_extra = FAN_RENAME;
 	mk(rp("d1"), 0755);
 	mk(rp("d2"), 0755);
@@ -644,7 +655,7 @@ static void s_overflow(int mech, char *cell)
 	struct w w;
 	int r;
 
-	f = fopen(mech == MF ? "/proc/sys/fs/fanotify/max_queued_events" :
+	f = fopen(FAN(mech) ? "/proc/sys/fs/fanotify/max_queued_events" :
 		  "/proc/sys/fs/inotify/max_queued_events", "r");
 	if (!f || fscanf(f, "%ld", &lim) != 1)
 		die("max_queued_events");
@@ -744,7 +755,7 @@ static void s_opath_dot(int mech, char *cell)
 	struct w w;
 	int fd;
 
-	if (mech != MF) {
+	if (!FAN(mech)) {
 		snprintf(cell, CELL, "n/a");
 		return;
 	}
@@ -872,7 +883,7 @@ static void s_fsmark(int mech, char *cell)
 {
 	struct w w;
 
-	if (mech != MF) {
+	if (!FAN(mech)) {
 		snprintf(cell, CELL, "n/a");
 		return;
 	}
@@ -914,7 +925,7 @@ static int sysctl_set(const char *p, long v)
 /* instances (inotify) or groups (fanotify) per user: open until refused */
 static void s_instances(int mech, char *cell)
 {
-	const char *sys = mech == MF ? "/proc/sys/fs/fanotify/max_user_groups" :
+	const char *sys = FAN(mech) ? "/proc/sys/fs/fanotify/max_user_groups" :
 		"/proc/sys/fs/inotify/max_user_instances";
 	static int fds[4096];
 	long lim = sysctl_get(sys);
@@ -936,7 +947,7 @@ static void s_instances(int mech, char *cell)
 	for (i = 0; i < n; i++)
 		close(fds[i]);
 	snprintf(cell, CELL, "%s at %s%s", err ? strerrorname_np(err) : "none",
-		 mech == MF ? "max_user_groups" : "max_user_instances",
+		 FAN(mech) ? "max_user_groups" : "max_user_instances",
 		 n == lim ? "" : " (+/- other instances)");
 }
 
@@ -946,7 +957,7 @@ static void s_instances(int mech, char *cell)
  */
 static void s_marks_limit(int mech, char *cell)
 {
-	const char *sys = mech == MF ? "/proc/sys/fs/fanotify/max_user_marks" :
+	const char *sys = FAN(mech) ? "/proc/sys/fs/fanotify/max_user_marks" :
 		"/proc/sys/fs/inotify/max_user_watches";
 	long old = sysctl_get(sys);
 	int i, r = 0;
@@ -954,7 +965,7 @@ static void s_marks_limit(int mech, char *cell)
 
 	if (geteuid() != 0) {
 		snprintf(cell, CELL, "%s (not measured: root lowers it)",
-			 mech == MF ? "max_user_marks" : "max_user_watches");
+			 FAN(mech) ? "max_user_marks" : "max_user_watches");
 		return;
 	}
 	if (w_init(&w, mech)) {
@@ -976,7 +987,7 @@ static void s_marks_limit(int mech, char *cell)
 	sysctl_set(sys, old);
 	if (r)
 		snprintf(cell, CELL, "%s at %s (%d of 4)", strerrorname_np(-r),
-			 mech == MF ? "max_user_marks" : "max_user_watches", i);
+			 FAN(mech) ? "max_user_marks" : "max_user_watches", i);
 	else
 		snprintf(cell, CELL, "no limit hit (8 of 4)");
 }
@@ -1289,7 +1300,10 @@ static void run_row(size_t i)
 	for (m = 0; m < NMECH; m++) {
 		row_dir(rows[i].id, m);
 		cells[i][m][0] = 0;
-		rows[i].run(m, cells[i][m]);
+		if (m == MS && !fan_unmount_ok)
+			snprintf(cells[i][m], CELL, "n/a");
+		else
+			rows[i].run(m, cells[i][m]);
 	}
 }
 
@@ -1358,6 +1372,28 @@ static const struct fan_series_cell fan_series[] = {
 };
 static int fan_opath;
 
+/*
+ * The S column: F's cells, but where a mark that asks for FAN_UNMOUNT
+ * (patch 3) is told of its end.  Rows marked (u).
+ */
+static const struct {
+	const char *row, *cell;
+} fan_unmount[] = {
+	{ "unmount", "UNMOUNT,ISDIR(.); marks:0" },
+	{ "bind", "bind unmounted: -, marks:1; fs unmounted: UNMOUNT,ISDIR(.), marks:0" },
+};
+
+/* row i's S cell where it differs from F's, or NULL */
+static const char *fan_unmount_row(size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(fan_unmount) / sizeof(fan_unmount[0]); k++)
+		if (!strcmp(rows[i].id, fan_unmount[k].row))
+			return fan_unmount[k].cell;
+	return NULL;
+}
+
 /* row i's entry in fan_series[], or NULL */
 static const struct fan_series_cell *fan_series_row(size_t i)
 {
@@ -1374,6 +1410,13 @@ static const char *expected(size_t i, int m)
 	const struct fan_series_cell *fs = fan_series_row(i);
 	size_t k;
 
+	if (m == MS) {
+		if (!fan_unmount_ok)
+			return "n/a";
+		if (fan_unmount_row(i))
+			return fan_unmount_row(i);
+		m = MF;
+	}
 	if (m == MF && fan_opath && fs)
 		return as_user ? fs->user : fs->root;
 	if (as_user && rows[i].exp_user[m])
@@ -1416,6 +1459,13 @@ int main(void)
 	fan_opath = !(fanotify_mark(g, FAN_MARK_REMOVE, FAN_CREATE, r, NULL) &&
 		      errno == EBADF);
 	close(r);
+	/* and FAN_UNMOUNT (0, the FAN_RENAME mark above, or ENOENT; EINVAL:
+	 * an unknown bit) */
+	r = open(base, O_RDONLY | O_DIRECTORY);
+	fan_unmount_ok = !(fanotify_mark(g, FAN_MARK_REMOVE,
+					 FAN_UNMOUNT | FAN_ONDIR, r, NULL) &&
+			   errno == EINVAL);
+	close(r);
 	close(g);
 
 	for (i = 0; i < NROWS; i++) {
@@ -1435,18 +1485,21 @@ int main(void)
 	}
 
 	printf("sem_table: begin uid=%u\n", (unsigned int)geteuid());
-	printf("Kernel %s, run as %s; FAN_RENAME %s; O_PATH marks %s.\n\n",
+	printf("Kernel %s, run as %s; FAN_RENAME %s; O_PATH marks %s; FAN_UNMOUNT %s.\n\n",
 	       u.release, as_user ? "uid 65534" : "root",
 	       have_rename ? "available" : "not available",
 	       fan_opath ? "taken (the fanotify series: rows marked (f))" :
-			   "refused (a stock kernel)");
-	printf("| row | scenario | %s | %s | %s |\n", mech_title[MP],
-	       mech_title[MW], mech_title[MF]);
-	printf("| --- | --- | --- | --- | --- |\n");
+			   "refused (a stock kernel)",
+	       fan_unmount_ok ? "taken (the series: rows marked (u) differ from F)" :
+				"refused (a stock kernel: the last column is n/a)");
+	printf("| row | scenario | %s | %s | %s | %s |\n", mech_title[MP],
+	       mech_title[MW], mech_title[MF], mech_title[MS]);
+	printf("| --- | --- | --- | --- | --- | --- |\n");
 	for (i = 0; i < NROWS; i++) {
-		printf("| %s%s%s | %s |", rows[i].id,
+		printf("| %s%s%s%s | %s |", rows[i].id,
 		       rows[i].kseries ? " (k)" : "",
-		       fan_series_row(i) ? " (f)" : "", rows[i].title);
+		       fan_series_row(i) ? " (f)" : "",
+		       fan_unmount_row(i) ? " (u)" : "", rows[i].title);
 		for (m = 0; m < NMECH; m++)
 			printf(" %s%s |", cells[i][m],
 			       strcmp(cells[i][m], expected(i, m)) ?
