@@ -323,9 +323,11 @@ static int add_plain(struct inofd *in, int fd, uint32_t mask, void *data,
 	r->path = path;
 	inofd__born(in, r, born);
 	/*
-	 * fanotify's born is where the unread records start, not where the
-	 * path was taken: the backend says that with a record of its own
-	 * (without room for it, the path counts as taken at born).
+	 * fanotify's born follows the records the backend made of what the
+	 * group held (inofd__stream_now()); without memory for those, it is
+	 * where the unread records start, so where the path was taken is
+	 * said by a record of the backend's own as well (without room for
+	 * it, the path counts as taken at born).
 	 */
 	r->seen = born;
 	if (fan && inofd__fan_seen(in, raw, r->id) == 0)

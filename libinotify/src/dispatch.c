@@ -1415,21 +1415,26 @@ static int parse_fed(struct inofd *in)
 	return parse_as(in, SIZE_MAX, false);
 }
 
-uint64_t inofd__stream_now(const struct inofd *in)
+uint64_t inofd__stream_now(struct inofd *in)
 {
 	int queued = 0;
 
 	/*
 	 * fanotify: FIONREAD counts 24 bytes an event, not the records
 	 * inofd__fan_read() makes of it, so it cannot place a registration
-	 * in the stream; a position past records queued before would hide
-	 * later ones from it.  The backend keeps a new object's events
-	 * apart itself (it reads the queue into its backlog before the
-	 * mark); a registration that shares a watched object's mark is born
-	 * at the stream's start of what is still unread.
+	 * in the stream.  The backend makes the records of all the group
+	 * holds now (its stage, handed out first) and says their bytes:
+	 * a registration that shares a watched object's mark is born after
+	 * them (oracle seed 90037 -X -C: a plain watch made on a directory
+	 * a tree had let go of got the DELETE its mark had queued before).
+	 * Without memory for that, it is born where the unread records
+	 * start.
 	 */
-	if (in->backend == INOFD_BACKEND_FANOTIFY)
-		return in->kpos;
+	if (in->backend == INOFD_BACKEND_FANOTIFY) {
+		ssize_t staged = inofd__fan_staged(in);
+
+		return in->kpos + (staged > 0 ? (uint64_t)staged : 0);
+	}
 	/* what the kernel holds was queued before now; FIONREAD counts
 	 * the bytes read(2) would return */
 	if (ioctl(in->ifd, FIONREAD, &queued) < 0 || queued < 0)

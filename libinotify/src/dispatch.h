@@ -32,7 +32,7 @@ INOFD__HIDDEN void inofd__stream_finish(struct inofd *in);
  * records queued before it (a kernel watch it shares with older
  * registrations) are not reported to it, only its end is.
  */
-INOFD__HIDDEN uint64_t inofd__stream_now(const struct inofd *in);
+INOFD__HIDDEN uint64_t inofd__stream_now(struct inofd *in);
 INOFD__HIDDEN void inofd__born(struct inofd *in, struct inofd__reg *r,
 			       uint64_t at);
 INOFD__HIDDEN int inofd__timeout(const struct inofd *in);

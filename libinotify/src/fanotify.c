@@ -144,6 +144,13 @@ struct inofd__fan {
 	/* fanotify bytes read but not turned into records yet */
 	char		*sbuf;
 	size_t		scap, spos, send;
+	/*
+	 * Records made and not handed out yet: what the group held when a
+	 * registration was made (inofd__fan_staged()), so that it is born
+	 * after them, as inotify's FIONREAD places it.
+	 */
+	char		*stage;
+	size_t		stcap, stpos, stlen;
 	uint64_t	consumed;	/* bytes read from the group so far */
 	/*
 	 * The renames read since the queue was last empty: (object, source)
@@ -409,6 +416,7 @@ void inofd__fan_free(struct inofd *in)
 	free(f->bykey);
 	free(f->byino);
 	free(f->sbuf);
+	free(f->stage);
 	free(f->later);
 	free(f);
 	in->fan = NULL;
@@ -1180,10 +1188,12 @@ static bool put_later(struct inofd__fan *f, struct out *o, uint64_t pos)
 
 bool inofd__fan_pending(const struct inofd *in)
 {
-	return in->fan && (in->fan->spos < in->fan->send || in->fan->nlater);
+	return in->fan && (in->fan->spos < in->fan->send || in->fan->nlater ||
+			   in->fan->stpos < in->fan->stlen);
 }
 
-ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
+/* Records made of what the group holds, into buf: bytes, 0, or -1 */
+static ssize_t produce(struct inofd *in, void *buf, size_t len)
 {
 	struct inofd__fan *f = in->fan;
 	struct out o = { .p = buf, .end = (char *)buf + len };
@@ -1225,4 +1235,74 @@ ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
 		if (r <= 0)
 			return r;
 	}
+}
+
+#define STAGE_MIN	(64 * 1024)	/* room for the longest record, and more */
+
+/*
+ * Make records of everything the group holds now, into the stage, and
+ * say how many bytes of records wait there: where a registration made
+ * now is born (inofd__stream_now()).  fanotify's FIONREAD counts its
+ * events, not the records made of them, and a registration that shares
+ * a watched object's mark must not get what was queued before it.
+ * Without memory, -ENOMEM: it is born where the unread records start.
+ */
+ssize_t inofd__fan_staged(struct inofd *in)
+{
+	struct inofd__fan *f = in->fan;
+
+	for (;;) {
+		ssize_t n;
+
+		if (f->stpos == f->stlen) {
+			f->stpos = f->stlen = 0;
+		} else if (f->stpos && f->stcap - f->stlen < STAGE_MIN) {
+			memmove(f->stage, f->stage + f->stpos,
+				f->stlen - f->stpos);
+			f->stlen -= f->stpos;
+			f->stpos = 0;
+		}
+		if (f->stcap - f->stlen < STAGE_MIN) {
+			size_t cap = f->stcap ? 2 * f->stcap : 4 * STAGE_MIN;
+			char *nb = realloc(f->stage, cap);
+
+			if (!nb)
+				return -ENOMEM;
+			f->stage = nb;
+			f->stcap = cap;
+		}
+		n = produce(in, f->stage + f->stlen, f->stcap - f->stlen);
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		if (n <= 0)	/* the queue is read to its end */
+			return (ssize_t)(f->stlen - f->stpos);
+		f->stlen += (size_t)n;
+	}
+}
+
+ssize_t inofd__fan_read(struct inofd *in, void *buf, size_t len)
+{
+	struct inofd__fan *f = in->fan;
+	size_t n = 0;
+
+	/* the stage first, whole records */
+	while (f->stpos + n + sizeof(struct inotify_event) <= f->stlen) {
+		const struct inotify_event *e =
+			(const void *)(f->stage + f->stpos + n);
+		size_t rl = sizeof(*e) + e->len;
+
+		if (n + rl > len)
+			break;
+		n += rl;
+	}
+	if (n || f->stpos < f->stlen) {
+		if (!n) {
+			errno = EINVAL;	/* buf too small for a record */
+			return -1;
+		}
+		memcpy(buf, f->stage + f->stpos, n);
+		f->stpos += n;
+		return (ssize_t)n;
+	}
+	return produce(in, buf, len);
 }

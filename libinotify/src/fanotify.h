@@ -41,6 +41,12 @@ INOFD__HIDDEN ssize_t inofd__fan_read(struct inofd *in, void *buf,
  */
 INOFD__HIDDEN uint64_t inofd__fan_now(struct inofd *in);
 INOFD__HIDDEN int inofd__fan_seen(struct inofd *in, uint64_t raw, int id);
+/*
+ * Make records of all the group holds into a stage that inofd__fan_read()
+ * hands out first: the bytes staged (where a registration made now is
+ * born), or -errno.
+ */
+INOFD__HIDDEN ssize_t inofd__fan_staged(struct inofd *in);
 /* Records read from the group and not handed out yet (timeout 0). */
 INOFD__HIDDEN bool inofd__fan_pending(const struct inofd *in);
 /* The wds whose kernel marks live (fdinfo): 0, or -1 when unknown. */
