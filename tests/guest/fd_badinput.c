@@ -440,10 +440,10 @@ static void size_rows(void)
 	memset(&big, 0, sizeof(big));
 	big.a.fd = fd;
 	big.a.mask = IN_CREATE;
-	row("size", "size 0", EINVAL, watch_sized(ifd, &big, 0));
-	row("size", "size 4 (fd only)", EINVAL, watch_sized(ifd, &big, 4));
-	row("size", "size 8 (no flags)", EINVAL, watch_sized(ifd, &big, 8));
-	row("size", "size 15", EINVAL, watch_sized(ifd, &big, 15));
+	row("size", "size 0", ENOTTY, watch_sized(ifd, &big, 0));
+	row("size", "size 4 (fd only)", ENOTTY, watch_sized(ifd, &big, 4));
+	row("size", "size 8 (no flags)", ENOTTY, watch_sized(ifd, &big, 8));
+	row("size", "size 15", ENOTTY, watch_sized(ifd, &big, 15));
 	wd = watch_sized(ifd, &big, 16);
 	row("size", "size 16 (VER0)", 0, wd);
 	row("size", "size 24, zero tail: same wd", 0,

@@ -226,8 +226,9 @@ static uint64_t expect_watch(const unsigned char *buf, unsigned int size,
 	unsigned int k, end;
 	int i;
 
+	/* not the command (extensible_ioctl_valid()'s rule) */
 	if (size < INOTIFY_WATCH_ARGS_SIZE_VER0)
-		return RES_E(EINVAL);
+		return RES_E(ENOTTY);
 	/* copy_struct_from_user(): the unknown tail first, then the struct */
 	end = mapped < size ? mapped : size;
 	for (k = 16; k < end; k++)
