@@ -1105,13 +1105,18 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 		return false;
 	}
 	if (mask & INOFD__LATE) {
-		/* an end put late (types.h): where it was is not known */
+		/*
+		 * An end put late, or alone after a loss a rename back may
+		 * hide (types.h): where it was, or is, is not known.  Alone,
+		 * not for a root: the loss found the roots by inode
+		 * (roots_check()), and the crawl finds the other nodes.
+		 */
 		for (m = kw->mems; m; m = m->kwnext) {
 			if (m->kind != INOFD__MEM_NODE)
 				continue;
 			if (m->parent)
 				m->moving = true;
-			else
+			else if (mask & ~INOFD__LATE)
 				m->reg->moving = true;
 		}
 		inofd__paths_changed(in);

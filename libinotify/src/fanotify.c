@@ -1009,8 +1009,17 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 		/* what moved, by identity (types.h) */
 		if ((od || od2) && oc)
 			put(out, oc->wd, INOFD__MOVED_ID, 0, NULL);
-		if ((od || od2) && rename_back(f, &d, &d2, &c, false))
+		if ((od || od2) && rename_back(f, &d, &d2, &c, false)) {
 			put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+			/*
+			 * The rename it may hide is this object's: until the
+			 * crawl finds it, where it is is not known (records
+			 * after the loss name its subtree with no path, not
+			 * with the name it had before the hidden rename).
+			 */
+			if (oc)
+				put(out, oc->wd, INOFD__LATE, 0, NULL);
+		}
 		if (!out->full && rename_back(f, &d, &d2, &c, true) &&
 		    f->nwin == WIN_MAX) {
 			put(out, -1, IN_Q_OVERFLOW, 0, NULL);

@@ -91,7 +91,9 @@
  * the event it came merged into (fanotify.c, later_end()): records queued
  * after the object went may have renamed its directories before this one
  * is read, so its trees do not know where it was (the report has no
- * path, never a path it never had).
+ * path, never a path it never had).  Alone (no other bit), after the loss
+ * a rename back may hide (fanotify.c, convert()): the renamed directory's
+ * place is not known until the crawl finds it (oracle seed 91077 -W -N -C).
  */
 #define INOFD__LATE		0x00400000u
 /* Reported whatever the registration's mask says. */
