@@ -14,7 +14,12 @@
  *
  * Writers: "sh" runs busybox sh, `echo line >> f` in a loop (the builtin
  * echo: one open, write and close per line, no fork); "c" is a child doing
- * LINES write(2) calls on one O_APPEND fd.
+ * LINES write(2) calls on one O_APPEND fd; "files" is a child making LINES
+ * new files x0, x1, ... (create, one write, close), as tar x or a git
+ * checkout does: no event of one file merges with the queue's tail (the
+ * previous file's, or another kind of this one's), the case the
+ * event-path series makes dearer (its merge test takes the queue's lock
+ * once more when the queue is not empty).
  *
  *   bench_notify DIR LINES ROUNDS WRITER MASK [CONSUMER]
  *
@@ -82,6 +87,16 @@ static double run(const char *dir, long lines, const char *writer, int mode,
 
 	snprintf(file, sizeof(file), "%s/f", dir);
 	unlink(file);
+	if (!strcmp(writer, "files")) {
+		long i;
+
+		/* the last run's files, before anything watches */
+		for (i = 0; i < lines; i++) {
+			snprintf(file, sizeof(file), "%s/x%ld", dir, i);
+			unlink(file);
+		}
+		snprintf(file, sizeof(file), "%s/f", dir);
+	}
 	if (mode == M_FAN) {
 		int dfd;
 
@@ -143,6 +158,23 @@ static double run(const char *dir, long lines, const char *writer, int mode,
 				      (char *)NULL);
 			execl("/bin/sh", "sh", "-c", script, (char *)NULL);
 			_exit(127);
+		} else if (!strcmp(writer, "files")) {
+			static const char line[] = "a line of text\n";
+			long i;
+
+			for (i = 0; i < lines; i++) {
+				int fd;
+
+				snprintf(file, sizeof(file), "%s/x%ld", dir, i);
+				fd = open(file, O_WRONLY | O_CREAT | O_TRUNC,
+					  0644);
+				if (fd < 0)
+					_exit(126);
+				if (write(fd, line, sizeof(line) - 1) < 0)
+					_exit(125);
+				close(fd);
+			}
+			_exit(0);
 		} else {
 			static const char line[] = "a line of text\n";
 			int fd = open(file, O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -216,8 +248,8 @@ int main(int argc, char **argv)
 	uid_t uid;
 
 	if (argc != 6 && argc != 7) {
-		fprintf(stderr, "usage: bench_notify DIR LINES ROUNDS sh|c MASK "
-			"[drain|batch:MS]\n");
+		fprintf(stderr, "usage: bench_notify DIR LINES ROUNDS sh|c|files "
+			"MASK [drain|batch:MS]\n");
 		return 2;
 	}
 	if (argc == 7 && !strncmp(argv[6], "batch:", 6))

@@ -94,6 +94,15 @@ step 1a.change-batch "nonotify, busybox sh loop, change mask, consumer batching 
 	$B/bench_notify $W/notify $LINES $ROUNDS sh 0xfc6 batch:10
 step 1a.c-batch "nonotify, C writer, IN_ALL_EVENTS, consumer batching 10 ms" \
 	$B/bench_notify $W/notify $CLINES $ROUNDS c 0xfff batch:10
+# New files, as tar x or a git checkout makes them (issue 27): no event
+# merges with the queue's tail, the case the event-path series makes
+# dearer; a draining consumer and one that sleeps 1 ms after each drain
+# (the queue is then rarely empty).  make bench-evpath BENCH_EVPATH=1a.files
+# compares the fd series alone with both series.
+step 1a.files "nonotify, C writer making new files (tar x), change mask" \
+	$B/bench_notify $W/notify $STLINES $ROUNDS files 0xfc6
+step 1a.files-batch "nonotify, C writer making new files, change mask, consumer batching 1 ms" \
+	$B/bench_notify $W/notify $STLINES $ROUNDS files 0xfc6 batch:1
 # The same loops as uid 65534: the fanotify group is then an unprivileged
 # one (as root it is not, with the same flags and marks).
 rm -rf $W/notify
