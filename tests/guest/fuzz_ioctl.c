@@ -220,8 +220,8 @@ static uint64_t expect_watch(const unsigned char *buf, unsigned int size,
 			     unsigned int mapped)
 {
 	const uint32_t events = IN_ALL_EVENTS | IN_UNMOUNT;
-	const uint32_t flags = IN_ONLYDIR | IN_EXCL_UNLINK | IN_MASK_ADD |
-			       IN_MASK_CREATE | IN_ONESHOT;
+	const uint32_t flags = IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK |
+			       IN_MASK_ADD | IN_MASK_CREATE | IN_ONESHOT;
 	struct inotify_watch_args a;
 	unsigned int k, end;
 	int i;
