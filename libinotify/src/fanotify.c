@@ -1091,6 +1091,37 @@ done:
 #define SBUF_MAX	(8u << 20)	/* backlog, at most (the unprivileged
 					 * queue holds 16,384 events) */
 
+/*
+ * At least min bytes free after *end in the buffer *buf of *cap bytes whose
+ * data starts at *pos: moved to the front, or grown (doubled, at most
+ * max).  0, 1 when max is reached, -ENOMEM.
+ */
+static int make_room(char **buf, size_t *cap, size_t *pos, size_t *end,
+		     size_t min, size_t max)
+{
+	size_t ncap;
+	char *nb;
+
+	if (*pos == *end) {
+		*pos = *end = 0;
+	} else if (*pos && *cap - *end < min) {
+		memmove(*buf, *buf + *pos, *end - *pos);
+		*end -= *pos;
+		*pos = 0;
+	}
+	if (*cap - *end >= min)
+		return 0;
+	if (*cap >= max)
+		return 1;
+	ncap = *cap ? 2 * *cap : 4 * min;
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
 /* Read what the group has into the backlog, to EAGAIN (or SBUF_MAX). */
 static int fill(struct inofd *in, bool once)
 {
@@ -1098,27 +1129,14 @@ static int fill(struct inofd *in, bool once)
 
 	for (;;) {
 		ssize_t n;
+		int r = make_room(&f->sbuf, &f->scap, &f->spos, &f->send,
+				  SBUF_MIN, SBUF_MAX);
 
-		if (f->spos == f->send) {
-			f->spos = f->send = 0;
-		} else if (f->spos && f->scap - f->send < SBUF_MIN) {
-			memmove(f->sbuf, f->sbuf + f->spos, f->send - f->spos);
-			f->send -= f->spos;
-			f->spos = 0;
-		}
-		if (f->scap - f->send < SBUF_MIN) {
-			size_t cap = f->scap ? 2 * f->scap : 4 * SBUF_MIN;
-			char *nb;
-
-			if (f->scap >= SBUF_MAX)
-				return 0;	/* the rest stays queued */
-			nb = realloc(f->sbuf, cap);
-			if (!nb) {
-				errno = ENOMEM;
-				return -1;
-			}
-			f->sbuf = nb;
-			f->scap = cap;
+		if (r > 0)
+			return 0;	/* the rest stays queued */
+		if (r < 0) {
+			errno = ENOMEM;
+			return -1;
 		}
 		n = read(in->ifd, f->sbuf + f->send, f->scap - f->send);
 		if (n < 0 && errno == EINTR)
@@ -1263,23 +1281,9 @@ ssize_t inofd__fan_staged(struct inofd *in)
 	for (;;) {
 		ssize_t n;
 
-		if (f->stpos == f->stlen) {
-			f->stpos = f->stlen = 0;
-		} else if (f->stpos && f->stcap - f->stlen < STAGE_MIN) {
-			memmove(f->stage, f->stage + f->stpos,
-				f->stlen - f->stpos);
-			f->stlen -= f->stpos;
-			f->stpos = 0;
-		}
-		if (f->stcap - f->stlen < STAGE_MIN) {
-			size_t cap = f->stcap ? 2 * f->stcap : 4 * STAGE_MIN;
-			char *nb = realloc(f->stage, cap);
-
-			if (!nb)
-				return -ENOMEM;
-			f->stage = nb;
-			f->stcap = cap;
-		}
+		if (make_room(&f->stage, &f->stcap, &f->stpos, &f->stlen,
+			      STAGE_MIN, SIZE_MAX))
+			return -ENOMEM;
 		n = produce(in, f->stage + f->stlen, f->stcap - f->stlen);
 		if (n < 0 && errno != EAGAIN)
 			return -errno;

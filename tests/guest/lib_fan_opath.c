@@ -36,47 +36,17 @@
 #include <unistd.h>
 
 #include "inofd.h"
-
-static char base[256];
-static int fails, n;
-
-static void ok(bool cond, const char *what, long got)
-{
-	n++;
-	if (cond) {
-		printf("ok %d - %s\n", n, what);
-	} else {
-		printf("not ok %d - %s (got %ld)\n", n, what, got);
-		fails++;
-	}
-}
-
-static const char *P(const char *rel)
-{
-	static char buf[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
-	return buf[i];
-}
+#include "lib_fan_tap.h"
 
 /* Does this kernel's fanotify take an O_PATH fd as a mark's object? */
 static int kernel_takes_opath(void)
 {
-	int g, fd, r, e;
+	int e = 0, r = fan_try(FAN_MARK_ADD, FAN_CREATE, O_PATH | O_DIRECTORY,
+			       &e);
 
-	g = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID, O_RDONLY);
-	if (g < 0)
-		return -1;
-	fd = open(base, O_PATH | O_DIRECTORY);
-	r = fanotify_mark(g, FAN_MARK_ADD, FAN_CREATE, fd, NULL);
-	e = errno;
-	close(fd);
-	close(g);
 	if (r == 0)
 		return 1;
-	return e == EBADF ? 0 : -1;
+	return r == -1 && e == EBADF ? 0 : -1;
 }
 
 /*

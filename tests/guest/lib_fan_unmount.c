@@ -45,34 +45,11 @@
 #include <unistd.h>
 
 #include "inofd.h"
+#include "lib_fan_tap.h"
 
 #ifndef FAN_UNMOUNT
 #define FAN_UNMOUNT 0x00002000
 #endif
-
-static char base[256];
-static int fails, n;
-
-static void ok(bool cond, const char *what, long got)
-{
-	n++;
-	if (cond) {
-		printf("ok %d - %s\n", n, what);
-	} else {
-		printf("not ok %d - %s (got %ld)\n", n, what, got);
-		fails++;
-	}
-}
-
-static const char *P(const char *rel)
-{
-	static char buf[4][512];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, rel);
-	return buf[i];
-}
 
 static int write_file(const char *path, const char *s)
 {
@@ -112,19 +89,12 @@ static int own_namespaces(void)
 /* Does this kernel's fanotify take FAN_UNMOUNT?  1, 0, -1: cannot tell */
 static int kernel_has_unmount(void)
 {
-	int g, fd, r, e;
+	int e = 0, r = fan_try(FAN_MARK_REMOVE, FAN_UNMOUNT,
+			   O_RDONLY | O_DIRECTORY, &e);
 
-	g = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID, O_RDONLY);
-	if (g < 0)
-		return -1;
-	fd = open(base, O_RDONLY | O_DIRECTORY);
-	r = fanotify_mark(g, FAN_MARK_REMOVE, FAN_UNMOUNT, fd, NULL);
-	e = errno;
-	close(fd);
-	close(g);
-	if (r < 0 && e == ENOENT)
+	if (r == -1 && e == ENOENT)
 		return 1;
-	return r < 0 && e == EINVAL ? 0 : -1;
+	return r == -1 && e == EINVAL ? 0 : -1;
 }
 
 struct tally {
