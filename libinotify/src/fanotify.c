@@ -953,7 +953,7 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 	struct fanotify_event_metadata m;
 	struct obj *od, *od2, *oc = NULL;
 	struct out save = *out;
-	uint32_t isdir, unmount, bits = 0;
+	uint32_t isdir, unmount = 0, end, bits = 0;
 	bool merged = false;
 	uint64_t fm;
 	size_t off, i;
@@ -1077,9 +1077,10 @@ done:
 		out->full = true;
 		return false;
 	}
-	if (merged && later_end(f, oc, unmount ? unmount : IN_DELETE_SELF)) {
+	end = unmount ? unmount : IN_DELETE_SELF;
+	if (merged && later_end(f, oc, end)) {
 		/* no room to put the end later: now, and a loss */
-		put(out, oc->wd, unmount ? unmount : IN_DELETE_SELF, 0, NULL);
+		put(out, oc->wd, end, 0, NULL);
 		put(out, oc->wd, IN_IGNORED, 0, NULL);
 		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
 		drop(f, oc);
