@@ -246,16 +246,12 @@ python-check: lib
 
 unit: lib
 	@$(MAKE) -s -C tests/unit check
-	@mkdir -p $(B) && $(CC) $(filter-out -static,$(GUEST_CFLAGS)) \
-		tests/guest/lib_fan_opath.c -o $(B)/lib_fan_opath \
-		libinotify/libinofd.a -lpthread
-	@out=$$($(B)/lib_fan_opath); r=$$?; echo "$$out" | grep -v '^ok '; \
-		[ $$r = 0 ] || [ $$r = 4 ]
-	@$(CC) $(filter-out -static,$(GUEST_CFLAGS)) \
-		tests/guest/lib_fan_unmount.c -o $(B)/lib_fan_unmount \
-		libinotify/libinofd.a -lpthread
-	@out=$$($(B)/lib_fan_unmount); r=$$?; echo "$$out" | grep -v '^ok '; \
-		[ $$r = 0 ] || [ $$r = 4 ]
+	@mkdir -p $(B) && for t in lib_fan_opath lib_fan_unmount; do \
+		$(CC) $(filter-out -static,$(GUEST_CFLAGS)) tests/guest/$$t.c \
+			-o $(B)/$$t libinotify/libinofd.a -lpthread || exit 1; \
+		out=$$($(B)/$$t); r=$$?; echo "$$out" | grep -v '^ok '; \
+		[ $$r = 0 ] || [ $$r = 4 ] || exit 1; \
+	done
 
 # Every allocation of the library failed in turn, under ASan
 # (tests/unit/failnth.c): no crash, no leak, no silent loss.

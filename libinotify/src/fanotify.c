@@ -320,41 +320,40 @@ static void grow(struct inofd__fan *f)
 }
 
 /*
- * Does the group take an O_PATH fd as the object of a mark?  Removing a
- * mark that is not there from "/" tells without adding one: ENOENT when
+ * Ask the group without adding a mark: remove one it does not have from
+ * "/" opened with oflags.  The errno of FAN_MARK_REMOVE (0 if it
+ * succeeded), or -1 when "/" cannot be opened.
+ */
+static int probe_remove(int g, int oflags, uint64_t mask)
+{
+	int fd, e;
+
+	fd = open("/", oflags | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	e = fanotify_mark(g, FAN_MARK_REMOVE, mask, fd, NULL) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+/*
+ * Does the group take an O_PATH fd as the object of a mark?  ENOENT when
  * the fd was taken, EBADF when it was refused (fdget()).  Anything else
  * (no read permission on "/") says nothing: assume it was taken, and
  * let the first mark by an O_PATH fd decide (mark()).
  */
 static bool probe_opath(int g)
 {
-	int fd, r, e;
-
-	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	r = fanotify_mark(g, FAN_MARK_REMOVE, FAN_CLOSE_WRITE, fd, NULL);
-	e = errno;
-	close(fd);
-	return !(r < 0 && e == EBADF);
+	return probe_remove(g, O_PATH, FAN_CLOSE_WRITE) != EBADF;
 }
 
 /*
- * Does the group take FAN_UNMOUNT?  The same question without a mark:
- * ENOENT (no mark on "/") where taken, EINVAL where the bit is unknown.
+ * Does the group take FAN_UNMOUNT?  ENOENT (no mark on "/") where taken,
+ * EINVAL where the bit is unknown.
  */
 static bool probe_unmount(int g)
 {
-	int fd, r, e;
-
-	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	r = fanotify_mark(g, FAN_MARK_REMOVE, FAN_UNMOUNT | FAN_ONDIR, fd,
-			  NULL);
-	e = errno;
-	close(fd);
-	return r < 0 && e == ENOENT;
+	return probe_remove(g, O_RDONLY, FAN_UNMOUNT | FAN_ONDIR) == ENOENT;
 }
 
 int inofd__fan_open(struct inofd *in)
