@@ -284,11 +284,11 @@ oracle: $(if $(LIBINOFD),,lib)
 		ORACLE_ARGS="$(ORACLE_ARGS)"
 
 # The same seeds and fresh sets on the fanotify backend (issue 19): the
-# host has no INOTIFY_WATCH, so procfd and fanotify are the two it can run.
+# host has no INOTIFY_IOC_WATCH, so procfd and fanotify are the two it can run.
 oracle-fanotify: $(if $(LIBINOFD),,lib)
 	@$(MAKE) --no-print-directory oracle ORACLE_BACKEND=fanotify
 
-# Issue 26's probe as a host test (procfd: the host has no INOTIFY_WATCH):
+# Issue 26's probe as a host test (procfd: the host has no INOTIFY_IOC_WATCH):
 # a directory renamed back and forth in a tree while another process
 # writes in it; every file reported once, with a path, no RESCAN
 # (tests/probes/split_rename.c).  About 2 s a run here.
@@ -580,7 +580,7 @@ checkpatch: $(STAMP)
 	done; done; [ $$rc = 0 ] && echo "checkpatch: $$n patches of $(SERIES) clean" \
 		"(--strict, $(KERNEL)'s checkpatch.pl)"; exit $$rc
 
-# The semantics table (tests/guest/sem_table): path inotify, INOTIFY_WATCH
+# The semantics table (tests/guest/sem_table): path inotify, INOTIFY_IOC_WATCH
 # and fanotify inode marks on the same scenarios, as root and uid 65534,
 # merged by scripts/sem-table.py into docs/semantics-table.md; LOG=file
 # extracts from an existing guest log instead of booting.

@@ -632,7 +632,7 @@ static const char *wf_backend_name(int backend)
 {
 	switch (backend) {
 	case INOFD_BACKEND_KERNEL:
-		return "kernel (INOTIFY_WATCH)";
+		return "kernel (INOTIFY_IOC_WATCH)";
 	case INOFD_BACKEND_PROCFD:
 		return "procfd (/proc/self/fd)";
 	case INOFD_BACKEND_FANOTIFY:

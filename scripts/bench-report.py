@@ -227,7 +227,7 @@ def tables(rep, header, logname, plots):
     if rep.walkers:
         out += ['## 1b. Bare walkers: fanotify marks against inotify watches', '',
                 'The same tree; each directory opened, marked (fanotify_mark by fd, or '
-                'INOTIFY_WATCH), listed, closed.', '',
+                'INOTIFY_IOC_WATCH), listed, closed.', '',
                 '| step | uid | directories | inotify walker | fanotify walker | fanotify / inotify '
                 '| of minimums |',
                 '| --- | --- | --- | --- | --- | --- | --- |']

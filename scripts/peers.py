@@ -372,7 +372,7 @@ class WatchFd(Tool):
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True)
             if "backend: kernel" not in r.stderr:
-                return ("the kernel backend (ioctl INOTIFY_WATCH) exists only in the "
+                return ("the kernel backend (ioctl INOTIFY_IOC_WATCH) exists only in the "
                         "patched guest kernel, not on this host")
         return None
 

@@ -30,7 +30,7 @@ instance or group still holds (its fdinfo); `-` nothing was read; `ok` or \
 an errno name is the answer to the watch or mark itself. P watches an fd \
 through `/proc/self/fd/N`. In the `close` row the fd watchers see their \
 own `close()` of the directory fd they watched through. Rows marked (k) \
-have an INOTIFY_WATCH cell that follows the series' access rule and \
+have an INOTIFY_IOC_WATCH cell that follows the series' access rule and \
 refusals (`KSERIES_*` in `tests/guest/sem_table.c`); rows marked (f) a \
 fanotify cell that the fanotify series changes (an `O_PATH` fd taken), \
 (u) a cell of the last column that differs from the fanotify column \

@@ -3,7 +3,7 @@
  * libinofd - inotify watches by file descriptor.
  *
  * Watches the object an open file descriptor refers to.  On kernels with
- * the INOTIFY_WATCH ioctl the kernel does it directly; elsewhere the library
+ * the INOTIFY_IOC_WATCH ioctl the kernel does it directly; elsewhere the library
  * falls back to inotify_add_watch("/proc/self/fd/N").  Either way the
  * descriptor may be closed as soon as the watch call returns.
  *
@@ -53,7 +53,7 @@ struct inofd;
 
 /* Backends, as returned by inofd_backend(). */
 enum inofd_backend {
-	INOFD_BACKEND_KERNEL	= 1,	/* ioctl(INOTIFY_WATCH) */
+	INOFD_BACKEND_KERNEL	= 1,	/* ioctl(INOTIFY_IOC_WATCH) */
 	INOFD_BACKEND_PROCFD	= 2,	/* inotify_add_watch("/proc/self/fd/N") */
 	INOFD_BACKEND_FANOTIFY	= 3,	/* fanotify inode marks by fd (no /proc
 					 * needed; see inofd_backend(3) for
@@ -67,7 +67,7 @@ enum inofd_backend {
  *   inofd_watch_at() flags:        INOFD_AT_*
  *   struct inofd_tree_opts.flags:  INOFD_AT_*, INOFD_TREE_*
  */
-#define INOFD_FORCE_KERNEL	0x0001u	/* use INOTIFY_WATCH or fail with -ENOSYS */
+#define INOFD_FORCE_KERNEL	0x0001u	/* use INOTIFY_IOC_WATCH or fail with -ENOSYS */
 #define INOFD_FORCE_PROCFD	0x0002u	/* use /proc/self/fd or fail with -ENOSYS */
 #define INOFD_RAW_MOVES		0x0004u	/* report IN_MOVED_FROM/IN_MOVED_TO halves
 					 * instead of INOFD_EV_RENAME/MOVE_* */

@@ -350,7 +350,7 @@ int inofd_watch_fd(struct inofd *in, int fd, uint32_t mask, void *data)
 	/*
 	 * An fd has no final symlink to follow or not: refused here, on
 	 * every backend, never dropped in silence (tests/unit/test_core.c,
-	 * dont_follow).  The kernel's INOTIFY_WATCH takes it and ignores
+	 * dont_follow).  The kernel's INOTIFY_IOC_WATCH takes it and ignores
 	 * it, as fanotify_mark() does with an fd; the library's answer does
 	 * not depend on which kernel it runs on.
 	 */
@@ -744,7 +744,7 @@ static const struct {
 	{ EMFILE, "inotify instance or file descriptor limit reached "
 		  "(fs.inotify.max_user_instances, RLIMIT_NOFILE)" },
 	{ ENFILE, "system-wide file descriptor limit reached" },
-	{ ENOSYS, "no backend: the kernel lacks INOTIFY_WATCH, /proc is not "
+	{ ENOSYS, "no backend: the kernel lacks INOTIFY_IOC_WATCH, /proc is not "
 		  "mounted and fanotify is unavailable (or the forced backend "
 		  "is missing)" },
 	{ EBADF, "bad file descriptor" },
@@ -766,7 +766,7 @@ static const struct {
 	{ EAGAIN, "try again" },
 	{ EIO, "input/output error" },
 	{ EFAULT, "bad address" },
-	{ ENOTTY, "inappropriate ioctl (no INOTIFY_WATCH in this kernel)" },
+	{ ENOTTY, "inappropriate ioctl (no INOTIFY_IOC_WATCH in this kernel)" },
 	{ EOPNOTSUPP, "mounts inside a recursive watch cannot be seen "
 		      "(/proc/self/mountinfo cannot be opened)" },
 	{ ENODEV, "no such device" },

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Backends: INOTIFY_WATCH (kernel.c), or inotify_add_watch() on
- * /proc/self/fd/N with the same rules as the kernel's INOTIFY_WATCH
+ * Backends: INOTIFY_IOC_WATCH (kernel.c), or inotify_add_watch() on
+ * /proc/self/fd/N with the same rules as the kernel's INOTIFY_IOC_WATCH
  * (mask bits as inotify_add_watch() but IN_DONT_FOLLOW and the event-only
- * bits refused; anonymous inodes and namespace files refused by their
- * filesystem magic; read permission checked by inotify_add_watch()), or
+ * bits refused; pseudo files other than pipes and sockets refused, as
+ * far as userspace can tell them; read permission checked by
+ * inotify_add_watch()), or
  * fanotify inode marks (fanotify.c) under the same argument rules.
  *
  * Automatic choice: the kernel's ioctl (every inotify event, no handles),
@@ -15,8 +16,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/inotify.h>
 #include <sys/statfs.h>
 
@@ -32,15 +35,47 @@
 			 IN_MASK_CREATE | IN_ONESHOT)
 
 /*
- * the filesystems whose objects INOTIFY_WATCH refuses: anonymous inodes
- * (shared), namespace files (a watch would pin the namespace), and pidfs,
- * where pidfds live after 6.9 (on 6.1 they are anonymous inodes)
+ * INOTIFY_IOC_WATCH refuses pseudo files, the kernel's files on its
+ * internal mounts, pipes and sockets apart.  Userspace cannot see that a
+ * mount is internal, so the procfd backend refuses the pseudo filesystems
+ * it knows by magic (anonymous inodes, namespace files, pidfs, where
+ * pidfds live after 6.9, secretmem, dma-buf), and memfd by the name
+ * shmem gives its files.
  */
 static const unsigned long refused_magic[] = {
 	0x09041934,	/* ANON_INODE_FS_MAGIC */
 	0x6e736673,	/* NSFS_MAGIC */
 	0x50494446,	/* PID_FS_MAGIC */
+	0x5345434d,	/* SECRETMEM_MAGIC */
+	0x444d4142,	/* DMA_BUF_MAGIC */
 };
+
+#define TMPFS_MAGIC	0x01021994
+#define HUGETLBFS_MAGIC	0x958458f6
+
+/*
+ * A memfd is a file of shmem's (or hugetlbfs's) internal mount, named
+ * "memfd:NAME" and never linked: /proc/self/fd/N reads "/memfd:NAME
+ * (deleted)".  A file a user made in a tmpfs could only look the same if
+ * it were named so at the root of its mount and deleted.
+ */
+static bool is_memfd(int fd, unsigned long magic)
+{
+	static const char del[] = " (deleted)";
+	char p[sizeof("/proc/self/fd/") + 12], l[256];
+	ssize_t n;
+
+	if (magic != TMPFS_MAGIC && magic != HUGETLBFS_MAGIC)
+		return false;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	n = readlink(p, l, sizeof(l) - 1);
+	if (n < 0)
+		return false;
+	l[n] = '\0';
+	return strncmp(l, "/memfd:", 7) == 0 &&
+	       (size_t)n > sizeof(del) - 1 &&
+	       strcmp(l + n - (sizeof(del) - 1), del) == 0;
+}
 
 static int procfd_check(int fd, uint32_t mask)
 {
@@ -55,10 +90,13 @@ static int procfd_check(int fd, uint32_t mask)
 		return -EINVAL;
 	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
 		return -EBADF;
-	if (fstatfs(fd, &sfs) == 0)
-		for (i = 0; i < sizeof(refused_magic) / sizeof(refused_magic[0]); i++)
-			if ((unsigned long)sfs.f_type == refused_magic[i])
-				return -EINVAL;
+	if (fstatfs(fd, &sfs) < 0)
+		return 0;
+	for (i = 0; i < sizeof(refused_magic) / sizeof(refused_magic[0]); i++)
+		if ((unsigned long)sfs.f_type == refused_magic[i])
+			return -EINVAL;
+	if (is_memfd(fd, (unsigned long)sfs.f_type))
+		return -EINVAL;
 	return 0;
 }
 

@@ -6,7 +6,7 @@
  * modules below it):
  *   arena.c     per-read string arena
  *   pool.c      fixed-size objects in slabs (kernel watches, members)
- *   kernel.c    INOTIFY_WATCH / INOTIFY_IGNORE ioctls
+ *   kernel.c    INOTIFY_IOC_WATCH / INOTIFY_IOC_IGNORE ioctls
  *   fanotify.c  the fanotify backend: marks, handles, records
  *   backend.c   the three backends (kernel, procfd, fanotify) behind one
  *               add/rm/read

@@ -190,7 +190,7 @@ BAD_NEW = [
 def test_bad_instance(kw, exc, err):
     if kw.get("backend") == "kernel" and os.path.exists("/proc/self/fdinfo") and \
             _kernel_backend():
-        pytest.skip("this kernel has INOTIFY_WATCH")
+        pytest.skip("this kernel has INOTIFY_IOC_WATCH")
     with pytest.raises(exc) as info:
         inofd.Instance(**kw)
     if err is not None:

@@ -51,7 +51,7 @@ static inline int watch_fd(int ifd, int fd, uint32_t mask)
 	memset(&a, 0, sizeof(a));
 	a.fd = fd;
 	a.mask = mask;
-	return ioctl(ifd, INOTIFY_WATCH, &a);
+	return ioctl(ifd, INOTIFY_IOC_WATCH, &a);
 }
 
 static int cmp_dbl(const void *a, const void *b)

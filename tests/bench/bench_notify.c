@@ -6,7 +6,7 @@
  *
  *   none   the instance watches nothing
  *   path   inotify_add_watch(DIR)
- *   fd     open(DIR), INOTIFY_WATCH, close: the watch outlives the fd
+ *   fd     open(DIR), INOTIFY_IOC_WATCH, close: the watch outlives the fd
  *   fanotify  fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME), then
  *          open(DIR), fanotify_mark(FAN_MARK_ADD, MASK | FAN_EVENT_ON_CHILD
  *          | FAN_ONDIR, fd, NULL), close: an inode mark by fd, what an
@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 			if (t[m][r] < 0) {
 				printf("# %s: %s\n", mname[m], m == M_FAN ?
 				       "no unprivileged fanotify in this kernel" :
-				       "no INOTIFY_WATCH in this kernel");
+				       "no INOTIFY_IOC_WATCH in this kernel");
 				avail[m] = 0;
 				continue;
 			}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench_setup: the cost of setting up N watches on directories at depth 8,
- * by path, by INOTIFY_WATCH and by /proc/self/fd/N, and of as many
+ * by path, by INOTIFY_IOC_WATCH and by /proc/self/fd/N, and of as many
  * fanotify inode marks; then the kernel memory per watch or mark and the
  * fds a watcher holds.  Root: raises RLIMIT_NOFILE,
  * fs.inotify.max_user_watches and fs.fanotify.max_user_marks; with
@@ -13,12 +13,12 @@
  * The directories are ROOT/1/2/3/4/5/6/7/dNNNNN (depth 8 below ROOT).
  * Methods (each on a fresh instance, closed after the round):
  *   path          inotify_add_watch(path)
- *   fd            INOTIFY_WATCH on fds opened beforehand (not timed)
+ *   fd            INOTIFY_IOC_WATCH on fds opened beforehand (not timed)
  *   procfd        inotify_add_watch("/proc/self/fd/N"), fds opened beforehand
- *   fd+open       open(path, O_PATH), INOTIFY_WATCH, close
+ *   fd+open       open(path, O_PATH), INOTIFY_IOC_WATCH, close
  *   procfd+open   open(path, O_PATH), inotify_add_watch(/proc/self/fd/N), close
  *   lib           inofd_watch_path() (kernel backend)
- *   fd+rdopen     open(path, O_RDONLY), INOTIFY_WATCH, close (what fanotify
+ *   fd+rdopen     open(path, O_RDONLY), INOTIFY_IOC_WATCH, close (what fanotify
  *                 must do: it refuses O_PATH fds)
  *   fan-fd        fanotify_mark(g, FAN_MARK_ADD, m, fd, NULL) on fds opened
  *                 beforehand
@@ -129,7 +129,7 @@ static double add_all(int m, int ifd, struct inofd **lib)
 			check(sys_add(ifd, paths[i], MASK), "inotify_add_watch");
 			break;
 		case FD:
-			check(watch_fd(ifd, fds[i], MASK), "INOTIFY_WATCH");
+			check(watch_fd(ifd, fds[i], MASK), "INOTIFY_IOC_WATCH");
 			break;
 		case PROCFD:
 			snprintf(p, sizeof(p), "/proc/self/fd/%d", fds[i]);
@@ -138,7 +138,7 @@ static double add_all(int m, int ifd, struct inofd **lib)
 		case FD_OPEN:
 			fd = open(paths[i], O_PATH | O_CLOEXEC);
 			check(fd, "open");
-			check(watch_fd(ifd, fd, MASK), "INOTIFY_WATCH");
+			check(watch_fd(ifd, fd, MASK), "INOTIFY_IOC_WATCH");
 			close(fd);
 			break;
 		case PROCFD_OPEN:
@@ -157,7 +157,7 @@ static double add_all(int m, int ifd, struct inofd **lib)
 		case FD_RDOPEN:
 			fd = open(paths[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			check(fd, "open");
-			check(watch_fd(ifd, fd, MASK), "INOTIFY_WATCH");
+			check(watch_fd(ifd, fd, MASK), "INOTIFY_IOC_WATCH");
 			close(fd);
 			break;
 		case FAN_FD:

@@ -2,7 +2,7 @@
 /*
  * bench_tree: a recursive watch of a large real tree, libinofd's
  * inofd_watch_tree_at() (kernel backend and /proc/self/fd backend) against
- * a bare C walker (open each directory, INOTIFY_WATCH through that fd,
+ * a bare C walker (open each directory, INOTIFY_IOC_WATCH through that fd,
  * getdents64, close; no bookkeeping) and against Debian's `inotifywait -r
  * -m`, timed from fork until it prints "Watches established." on stderr.
  * inotifywait's start-up cost (exec, dynamic loading) is measured on an
@@ -56,9 +56,9 @@
 
 static char *bare_buf[BARE_DEPTH];
 /* BENCH_PROCFD=1 (a stock kernel, for profiling on the host): both sides
- * watch through /proc/self/fd/N instead of INOTIFY_WATCH */
+ * watch through /proc/self/fd/N instead of INOTIFY_IOC_WATCH */
 static bool use_procfd;
-/* the walkers rows: mark with fanotify instead of INOTIFY_WATCH */
+/* the walkers rows: mark with fanotify instead of INOTIFY_IOC_WATCH */
 static bool use_fan;
 
 static int bare_watch(int ifd, int fd)
@@ -103,7 +103,7 @@ static long bare_dir(int ifd, int dfd, const char *name, int depth)
 	if (fd < 0)
 		return 0;
 	if (bare_watch(ifd, fd) < 0)
-		die(use_fan ? "fanotify_mark" : "INOTIFY_WATCH");
+		die(use_fan ? "fanotify_mark" : "INOTIFY_IOC_WATCH");
 	while ((n = syscall(SYS_getdents64, fd, buf, BARE_BUF)) > 0) {
 		for (off = 0; off < n;) {
 			struct dirent64 *de = (void *)(buf + off);

@@ -16,7 +16,7 @@ mkdir -p /mnt/demo
 mount -t ext2 -o loop /tmp/demo.img /mnt/demo || fail "mount"
 grep ' /mnt/demo ' /proc/mounts
 
-say "2. watch-fd opens /mnt/demo, watches it by fd (INOTIFY_WATCH), closes the fd"
+say "2. watch-fd opens /mnt/demo, watches it by fd (INOTIFY_IOC_WATCH), closes the fd"
 # inotifywait's options and output; unmount and ignored are not in
 # all_events, --pair-moves prints a rename as one line
 echo '$ watch-fd -m -v --pair-moves -e all_events,unmount,ignored /mnt/demo'
@@ -32,7 +32,7 @@ while ! grep -q '^inotify wd:' /proc/$pid/fdinfo/* 2>/dev/null; do
 done
 cat /tmp/watch-fd.err
 grep -q 'backend: kernel' /tmp/watch-fd.err ||
-	fail "watch-fd is not using the kernel's INOTIFY_WATCH"
+	fail "watch-fd is not using the kernel's INOTIFY_IOC_WATCH"
 echo "watch-fd (pid $pid) holds these fds:"
 ls -l /proc/$pid/fd | sed -n 's/.*[0-9] \([0-9]* -> .*\)/  \1/p'
 if ls -l /proc/$pid/fd | grep -q /mnt/demo; then

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fd_badinput: every bad input of INOTIFY_WATCH, INOTIFY_IGNORE and
+ * fd_badinput: every bad input of INOTIFY_IOC_WATCH, INOTIFY_IOC_IGNORE and
  * /dev/inotify, with the errno it must give, one line per row; and the
  * stock inotify system calls and ioctls, which must behave as before.
  *
  * Exit 0 when every row passed, 1 when one failed, 4 (skip) when the
- * kernel has no INOTIFY_WATCH, unless REQUIRE_INOTIFY_WATCH=1 is set in
+ * kernel has no INOTIFY_IOC_WATCH, unless REQUIRE_INOTIFY_WATCH=1 is set in
  * the environment, in which case its absence fails the run.
  *
  * <linux/inotify.h> is the project's copy (-I include-uapi); glibc's
@@ -122,7 +122,7 @@ static void make_file(const char *path, mode_t mode)
 	chmod(path, mode);
 }
 
-/* ------------------------------------------------------------ INOTIFY_WATCH */
+/* ------------------------------------------------------------ INOTIFY_IOC_WATCH */
 
 enum fd_kind {
 	FD_DIR, FD_FILE, FD_OPATH_FILE, FD_OPATH_DIR, FD_NEG, FD_CLOSED,
@@ -143,7 +143,7 @@ struct watch_row {
 	enum who who;		/* USER_ONLY: root bypasses the check */
 };
 
-/* the errno table of INOTIFY_WATCH (include-uapi/linux/inotify.h) */
+/* the errno table of INOTIFY_IOC_WATCH (include-uapi/linux/inotify.h) */
 static const struct watch_row watch_rows[] = {
 	{ "negative fd", FD_NEG, IN_MODIFY, 0, EBADF, ANY },
 	{ "closed fd", FD_CLOSED, IN_MODIFY, 0, EBADF, ANY },
@@ -166,7 +166,8 @@ static const struct watch_row watch_rows[] = {
 	{ "IN_ONLYDIR on a file", FD_FILE, IN_MODIFY | IN_ONLYDIR, 0, ENOTDIR, ANY },
 	{ "IN_ONLYDIR on an O_PATH file", FD_OPATH_FILE, IN_MODIFY | IN_ONLYDIR,
 	  0, ENOTDIR, ANY },
-	/* anon inodes (one inode shared by most) and nsfs (pins the namespace) */
+	/* pseudo files: anon inodes (one inode shared by most), nsfs (pins the
+	 * namespace), memfd (no name in any mount) */
 	{ "eventfd (anon inode)", FD_EVENTFD, IN_ACCESS, 0, EINVAL, ANY },
 	{ "epoll (anon inode)", FD_EPOLL, IN_ACCESS, 0, EINVAL, ANY },
 	{ "timerfd (anon inode)", FD_TIMERFD, IN_ACCESS, 0, EINVAL, ANY },
@@ -175,6 +176,7 @@ static const struct watch_row watch_rows[] = {
 	{ "the instance itself (anon inode)", FD_SELF, IN_ACCESS, 0, EINVAL, ANY },
 	{ "/proc/self/ns/mnt (nsfs)", FD_NSFS, IN_ACCESS, 0, EINVAL, ANY },
 	{ "IN_UNMOUNT alone on nsfs", FD_NSFS, IN_UNMOUNT, 0, EINVAL, ANY },
+	{ "memfd (shmem's internal mount)", FD_MEMFD, IN_MODIFY, 0, EINVAL, ANY },
 	/* the access rule: MAY_READ on the object, whatever the fd */
 	{ "O_PATH to a mode 0000 file", FD_OPATH_000, IN_MODIFY, 0, EACCES, USER_ONLY },
 	{ "O_WRONLY to a mode 0200 file", FD_WRONLY_200, IN_MODIFY, 0, EACCES, USER_ONLY },
@@ -198,7 +200,6 @@ static const struct watch_row watch_rows[] = {
 	  IN_ATTRIB | IN_DONT_FOLLOW, 0, 0, ANY },
 	{ "IN_DONT_FOLLOW | IN_MASK_ADD, no event (new)", FD_DIR,
 	  IN_DONT_FOLLOW | IN_MASK_ADD, 0, 0, ANY },
-	{ "memfd (shmem)", FD_MEMFD, IN_MODIFY, 0, 0, ANY },
 	{ "O_TMPFILE file", FD_TMPFILE, IN_MODIFY, 0, 0, ANY },
 	{ "/dev/null (device node)", FD_DEVNULL, IN_ACCESS, 0, 0, ANY },
 	/* pipes and sockets, as through a /proc/self/fd path watch */
@@ -297,7 +298,7 @@ static void watch_table(void)
 		args.fd = fd;
 		args.mask = r->mask;
 		args.flags = r->flags;
-		got = res(ioctl(ifd, INOTIFY_WATCH, &args));
+		got = res(ioctl(ifd, INOTIFY_IOC_WATCH, &args));
 		row("WATCH", r->name, r->expect, got);
 
 		if (r->fd == FD_RDONLY_000)
@@ -333,10 +334,10 @@ static void watch_pipe_events(void)
 		return;
 	}
 	args.fd = p[0];
-	wd = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	wd = res(ioctl(ifd, INOTIFY_IOC_WATCH, &args));
 	row("WATCH", "pipe: watch by the read end", 0, wd);
 	args.fd = p[1];
-	got = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	got = res(ioctl(ifd, INOTIFY_IOC_WATCH, &args));
 	row("WATCH", "pipe: the write end has the same wd", 0,
 	    got == wd ? 0 : -EINVAL);
 	if (write(p[1], "x", 1) != 1)
@@ -370,15 +371,15 @@ static void watch_misc(void)
 	ifd = sys_init1(IN_CLOEXEC);
 
 	row("WATCH", "NULL argument", EFAULT,
-	    res(ioctl(ifd, INOTIFY_WATCH, NULL)));
+	    res(ioctl(ifd, INOTIFY_IOC_WATCH, NULL)));
 	row("WATCH", "argument pointer -1", EFAULT,
-	    res(ioctl(ifd, INOTIFY_WATCH, (void *)-1L)));
+	    res(ioctl(ifd, INOTIFY_IOC_WATCH, (void *)-1L)));
 	page = mmap(NULL, 2 * pagesz, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page != MAP_FAILED) {
 		munmap(page + pagesz, pagesz);
 		row("WATCH", "argument crosses into an unmapped page", EFAULT,
-		    res(ioctl(ifd, INOTIFY_WATCH, page + pagesz - 8)));
+		    res(ioctl(ifd, INOTIFY_IOC_WATCH, page + pagesz - 8)));
 		munmap(page, pagesz);
 	}
 
@@ -386,16 +387,16 @@ static void watch_misc(void)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	args.fd = fd;
 	args.mask = IN_CREATE | IN_MASK_CREATE;
-	first = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	first = res(ioctl(ifd, INOTIFY_IOC_WATCH, &args));
 	row("WATCH", "IN_MASK_CREATE, new watch", 0, first);
 	row("WATCH", "IN_MASK_CREATE, existing watch", EEXIST,
-	    res(ioctl(ifd, INOTIFY_WATCH, &args)));
+	    res(ioctl(ifd, INOTIFY_IOC_WATCH, &args)));
 	row("add_watch", "IN_MASK_CREATE, existing fd watch", EEXIST,
 	    res(sys_add(ifd, dir, IN_CREATE | IN_MASK_CREATE)));
 
 	/* a flag-only update with IN_MASK_ADD keeps the watch, both ways */
 	args.mask = IN_MASK_ADD | IN_EXCL_UNLINK;
-	wd = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	wd = res(ioctl(ifd, INOTIFY_IOC_WATCH, &args));
 	row("WATCH", "IN_MASK_ADD flag-only update: same wd", 0,
 	    wd < 0 ? wd : wd == first ? 0 : -EINVAL);
 	row("add_watch", "IN_MASK_ADD flag-only update: same wd", 0,
@@ -405,12 +406,12 @@ static void watch_misc(void)
 	/* the ioctls are inotify's: other files do not know them */
 	args.mask = IN_CREATE;
 	row("WATCH", "ioctl on a directory fd", ENOTTY,
-	    res(ioctl(fd, INOTIFY_WATCH, &args)));
+	    res(ioctl(fd, INOTIFY_IOC_WATCH, &args)));
 	close(fd);
 	close(ifd);
 }
 
-/* INOTIFY_WATCH with an argument of @size bytes */
+/* INOTIFY_IOC_WATCH with an argument of @size bytes */
 static int watch_sized(int ifd, const void *arg, unsigned int size)
 {
 	return res(ioctl(ifd, _IOC(_IOC_WRITE, 'I', 1, size), arg));
@@ -434,8 +435,8 @@ static void size_rows(void)
 	row("size", "sizeof(struct inotify_watch_args) == 16", 0,
 	    sizeof(struct inotify_watch_args) == 16 &&
 	    INOTIFY_WATCH_ARGS_SIZE_VER0 == 16 ? 0 : -EINVAL);
-	row("size", "INOTIFY_WATCH encodes size 16", 0,
-	    _IOC_SIZE(INOTIFY_WATCH) == 16 ? 0 : -EINVAL);
+	row("size", "INOTIFY_IOC_WATCH encodes size 16", 0,
+	    _IOC_SIZE(INOTIFY_IOC_WATCH) == 16 ? 0 : -EINVAL);
 	ifd = sys_init1(IN_CLOEXEC);
 	fd = open(dir, O_PATH | O_CLOEXEC);
 	memset(&big, 0, sizeof(big));
@@ -479,11 +480,11 @@ static void size_rows(void)
 		    watch_sized(ifd, page + pagesz - 16, 24));
 		munmap(page, pagesz);
 	}
-	row("size", "_IOWR('I', 1, 16) is not INOTIFY_WATCH", ENOTTY,
+	row("size", "_IOWR('I', 1, 16) is not INOTIFY_IOC_WATCH", ENOTTY,
 	    res(ioctl(ifd, _IOC(_IOC_READ | _IOC_WRITE, 'I', 1, 16), &big)));
-	row("size", "_IOR('I', 1, 16) is not INOTIFY_WATCH", ENOTTY,
+	row("size", "_IOR('I', 1, 16) is not INOTIFY_IOC_WATCH", ENOTTY,
 	    res(ioctl(ifd, _IOC(_IOC_READ, 'I', 1, 16), &big)));
-	row("size", "_IO('I', 1) is not INOTIFY_WATCH", ENOTTY,
+	row("size", "_IO('I', 1) is not INOTIFY_IOC_WATCH", ENOTTY,
 	    res(ioctl(ifd, _IOC(_IOC_NONE, 'I', 1, 0), &big)));
 	close(fd);
 	close(ifd);
@@ -521,7 +522,7 @@ static void watch_limit_user(const char *knob)
 			break;
 		}
 		args.fd = fd;
-		got = res(ioctl(ifd, INOTIFY_WATCH, &args));
+		got = res(ioctl(ifd, INOTIFY_IOC_WATCH, &args));
 		close(fd);
 		if (got < 0)
 			break;
@@ -568,7 +569,7 @@ static void watch_limit(void)
 	snprintf(path, sizeof(path), "%s/limit1", dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	args.fd = fd;
-	got = res(ioctl(ifd, INOTIFY_WATCH, &args));
+	got = res(ioctl(ifd, INOTIFY_IOC_WATCH, &args));
 	close(fd);
 	row("limits", "watch 2 of 2 (1 by path, 1 by fd)", 0,
 	    wd < 0 ? wd : got);
@@ -577,7 +578,7 @@ static void watch_limit(void)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	args.fd = fd;
 	row("limits", "WATCH beyond max_user_watches", ENOSPC,
-	    res(ioctl(ifd, INOTIFY_WATCH, &args)));
+	    res(ioctl(ifd, INOTIFY_IOC_WATCH, &args)));
 	close(fd);
 	row("limits", "add_watch beyond max_user_watches", ENOSPC,
 	    res(sys_add(ifd, path, IN_MODIFY)));
@@ -592,13 +593,13 @@ static void watch_limit(void)
 	fclose(f);
 }
 
-/* ----------------------------------------------------------- INOTIFY_IGNORE */
+/* ----------------------------------------------------------- INOTIFY_IOC_IGNORE */
 
 static int ignore(int ifd, int wd)
 {
 	__s32 arg = wd;
 
-	return res(ioctl(ifd, INOTIFY_IGNORE, &arg));
+	return res(ioctl(ifd, INOTIFY_IOC_IGNORE, &arg));
 }
 
 static void ignore_rows(void)
@@ -611,9 +612,9 @@ static void ignore_rows(void)
 	row("IGNORE", "negative wd -1", EINVAL, ignore(ifd, -1));
 	row("IGNORE", "wd INT_MIN", EINVAL, ignore(ifd, INT_MIN));
 	row("IGNORE", "NULL argument", EFAULT,
-	    res(ioctl(ifd, INOTIFY_IGNORE, NULL)));
+	    res(ioctl(ifd, INOTIFY_IOC_IGNORE, NULL)));
 	row("IGNORE", "argument pointer -1", EFAULT,
-	    res(ioctl(ifd, INOTIFY_IGNORE, (void *)-1L)));
+	    res(ioctl(ifd, INOTIFY_IOC_IGNORE, (void *)-1L)));
 	wd = sys_add(ifd, dir, IN_CREATE);
 	row("IGNORE", "existing wd", 0, ignore(ifd, wd));
 	row("IGNORE", "the same wd again", EINVAL, ignore(ifd, wd));
@@ -643,7 +644,7 @@ static void device_rows(void)
 	row("device", "read on an empty O_NONBLOCK instance", EAGAIN,
 	    res(read(fd, buf, sizeof(buf))));
 	row("device", "lseek", ESPIPE, res(lseek(fd, 0, SEEK_SET)));
-	row("device", "INOTIFY_IGNORE of an unknown wd", EINVAL, ignore(fd, 7));
+	row("device", "INOTIFY_IOC_IGNORE of an unknown wd", EINVAL, ignore(fd, 7));
 	row("device", "inotify_rm_watch of an unknown wd", EINVAL, res(sys_rm(fd, 9)));
 	row("device", "inotify_add_watch on it", 0, res(sys_add(fd, dir, IN_CREATE)));
 	snprintf(path, sizeof(path), "%s/devev", dir);
@@ -721,7 +722,7 @@ static void stock_rows(void)
 	    res(sys_add(ifd, dir, IN_CREATE | IN_ISDIR)));
 	row("add_watch", "flags only still accepted", 0,
 	    res(sys_add(ifd, dir, IN_ONLYDIR)));
-	/* the rules INOTIFY_WATCH follows, or departs from, by path */
+	/* the rules INOTIFY_IOC_WATCH follows, or departs from, by path */
 	row("add_watch", "IN_UNMOUNT alone accepted", 0,
 	    res(sys_add(ifd, dir, IN_UNMOUNT)));
 	row("add_watch", "IN_MASK_ADD flag-only update accepted", 0,
@@ -769,7 +770,7 @@ static int have_watch_ioctl(void)
 
 	if (ifd < 0)
 		return 0;
-	ret = ioctl(ifd, INOTIFY_WATCH, &args) < 0 && errno == ENOTTY;
+	ret = ioctl(ifd, INOTIFY_IOC_WATCH, &args) < 0 && errno == ENOTTY;
 	close(ifd);
 	return !ret;
 }
@@ -813,7 +814,7 @@ int main(void)
 		ignore_rows();
 		device_rows();
 	} else {
-		printf("%s INOTIFY_WATCH is not supported (ENOTTY)%s\n",
+		printf("%s INOTIFY_IOC_WATCH is not supported (ENOTTY)%s\n",
 		       required ? "FAIL" : "skip",
 		       required ? ", but REQUIRE_INOTIFY_WATCH=1" : "");
 	}

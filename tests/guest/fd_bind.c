@@ -12,7 +12,7 @@
  *   write C/file, unlink C/new                      -> the events come
  *   umount C (the last mount)                       -> per watch exactly
  *     IN_UNMOUNT (| IN_ISDIR for the directory) then IN_IGNORED, once,
- *     and nothing after; INOTIFY_IGNORE on either wd then gives EINVAL.
+ *     and nothing after; INOTIFY_IOC_IGNORE on either wd then gives EINVAL.
  * Phase "detach": the last mount detached (MNT_DETACH) while a file on it
  * is still open: no event until that file is closed; its close gives
  * IN_CLOSE_WRITE, then IN_UNMOUNT and IN_IGNORED.
@@ -20,7 +20,7 @@
  * Each expectation is the exact list of events per watch.  It mounts: as
  * root, or as any other user in a user and mount namespace of its own
  * (fdtest_userns()).  Exit 0 pass, 1 fail, 4 skip (no user namespace for
- * a user, or no INOTIFY_WATCH and REQUIRE_INOTIFY_WATCH unset).
+ * a user, or no INOTIFY_IOC_WATCH and REQUIRE_INOTIFY_WATCH unset).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -113,11 +113,11 @@ static void phase_bind(void)
 		       exp, 4);
 	}
 	ign = wf;
-	check("bind: INOTIFY_IGNORE on the ended file watch -> EINVAL",
-	      ioctl(ifd, INOTIFY_IGNORE, &ign) < 0 && errno == EINVAL);
+	check("bind: INOTIFY_IOC_IGNORE on the ended file watch -> EINVAL",
+	      ioctl(ifd, INOTIFY_IOC_IGNORE, &ign) < 0 && errno == EINVAL);
 	ign = wr;
-	check("bind: INOTIFY_IGNORE on the ended dir watch -> EINVAL",
-	      ioctl(ifd, INOTIFY_IGNORE, &ign) < 0 && errno == EINVAL);
+	check("bind: INOTIFY_IOC_IGNORE on the ended dir watch -> EINVAL",
+	      ioctl(ifd, INOTIFY_IOC_IGNORE, &ign) < 0 && errno == EINVAL);
 	expect(ifd, "bind: nothing more", wds, names, 2, NULL, 0);
 	close(ifd);
 }

@@ -35,7 +35,7 @@ static int watch_closed(int ifd, const char *path, int flags,
 		die("open %s", path);
 	wd = watch_fd(ifd, fd, mask);
 	if (wd < 0)
-		die("INOTIFY_WATCH %s", path);
+		die("INOTIFY_IOC_WATCH %s", path);
 	close(fd);
 	return wd;
 }

@@ -4,7 +4,7 @@
  * watch added by path reports.
  *
  * Each phase builds the same tree twice, watches it once with
- * inotify_add_watch() and once with INOTIFY_WATCH on descriptors that are
+ * inotify_add_watch() and once with INOTIFY_IOC_WATCH on descriptors that are
  * closed right after, each in its own inotify instance, runs the same
  * script of operations, and compares the two event streams field by
  * field: the watch (by label, not by wd number), the mask, the cookie
@@ -19,7 +19,7 @@
  * watched through /proc/self/fd/N by path, by their descriptor by fd:
  * writes, reads, and the watch after the last close).
  *
- * Exit 0 pass, 1 fail, 4 skip when the kernel has no INOTIFY_WATCH
+ * Exit 0 pass, 1 fail, 4 skip when the kernel has no INOTIFY_IOC_WATCH
  * (ENOTTY) -- unless REQUIRE_INOTIFY_WATCH=1, then its absence fails.
  */
 #ifndef _GNU_SOURCE
@@ -93,7 +93,7 @@ static int watch_fd(int ifd, int fd, unsigned int mask)
 {
 	struct inotify_watch_args args = { .fd = fd, .mask = mask };
 
-	return ioctl(ifd, INOTIFY_WATCH, &args);
+	return ioctl(ifd, INOTIFY_IOC_WATCH, &args);
 }
 
 /*
@@ -605,11 +605,11 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!have_watch_ioctl()) {
 		if (req && !strcmp(req, "1")) {
-			printf("FAIL fd_equiv: INOTIFY_WATCH is not supported "
+			printf("FAIL fd_equiv: INOTIFY_IOC_WATCH is not supported "
 			       "(ENOTTY), but REQUIRE_INOTIFY_WATCH=1\n");
 			return 1;
 		}
-		printf("skip fd_equiv: INOTIFY_WATCH is not supported "
+		printf("skip fd_equiv: INOTIFY_IOC_WATCH is not supported "
 		       "(ENOTTY)\n");
 		return 4;
 	}

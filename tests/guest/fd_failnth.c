@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fd_failnth: kernel fault injection on every allocation of the new
- * calls.  For each of open("/dev/inotify"), INOTIFY_WATCH making a new
- * watch, INOTIFY_WATCH updating a watch, and INOTIFY_IGNORE, and for
+ * calls.  For each of open("/dev/inotify"), INOTIFY_IOC_WATCH making a new
+ * watch, INOTIFY_IOC_WATCH updating a watch, and INOTIFY_IOC_IGNORE, and for
  * n = 1, 2, ...: /proc/thread-self/fail-nth is set to n, the call is made,
  * and the n-th slab allocation of this task inside it fails.  The call
  * must then succeed or fail with ENOMEM, and leave the instance in a
  * state that is checked:
  *   - the watches /proc/self/fdinfo lists are what the result says (a
  *     failed new watch adds none, a failed update keeps the old mask, a
- *     failed INOTIFY_IGNORE keeps the watch, a successful one removes
+ *     failed INOTIFY_IOC_IGNORE keeps the watch, a successful one removes
  *     it and queues IN_IGNORED, or IN_Q_OVERFLOW when the IN_IGNORED
  *     event itself could not be allocated);
  *   - the instance still works: a real watch, a write, the IN_MODIFY
@@ -23,7 +23,7 @@
  * and print a stack per failure (verbose): the test sets both off for its
  * run (mounting debugfs if needed) and puts them back.  An injection that
  * never made a call fail would prove nothing: the test fails unless
- * open("/dev/inotify") and a new INOTIFY_WATCH each returned ENOMEM at
+ * open("/dev/inotify") and a new INOTIFY_IOC_WATCH each returned ENOMEM at
  * least once.
  *
  * Root only.  Exit 0 pass, 1 fail, 4 skip when the kernel has no
@@ -384,22 +384,22 @@ static void run_ignore(struct tally *t, int *overflows)
 		if (wd < 0)
 			die("watch");
 		arm(n);
-		r = ioctl(ifd, INOTIFY_IGNORE, &wd);
+		r = ioctl(ifd, INOTIFY_IOC_IGNORE, &wd);
 		err = errno;
 		hit = disarm();
 		nw = fdinfo_watches(ifd, NULL);
 		got = drain(ifd, -1, 0);
 		if (r < 0 && (!hit || err != ENOMEM)) {
-			fail("INOTIFY_IGNORE, fail-nth %d: %s%s", n,
+			fail("INOTIFY_IOC_IGNORE, fail-nth %d: %s%s", n,
 			     strerror(err), hit ? "" : " without injection");
 		} else if (r < 0) {
 			t->enomem++;
 			if (nw != 1)
-				fail("INOTIFY_IGNORE, ENOMEM at %d: %d "
+				fail("INOTIFY_IOC_IGNORE, ENOMEM at %d: %d "
 				     "watch(es), want 1", n, nw);
 		} else {
 			if (nw != 0 || !(got & (IN_IGNORED | IN_Q_OVERFLOW)))
-				fail("INOTIFY_IGNORE, fail-nth %d: %d "
+				fail("INOTIFY_IOC_IGNORE, fail-nth %d: %d "
 				     "watch(es) left, events 0x%x", n, nw,
 				     got);
 			if (!(got & IN_IGNORED))
@@ -408,7 +408,7 @@ static void run_ignore(struct tally *t, int *overflows)
 				t->absorbed++;
 		}
 		if (!usable(ifd))
-			fail("INOTIFY_IGNORE, fail-nth %d: the instance does "
+			fail("INOTIFY_IOC_IGNORE, fail-nth %d: the instance does "
 			     "not work after", n);
 		close(ifd);
 		if (!hit)
@@ -416,16 +416,16 @@ static void run_ignore(struct tally *t, int *overflows)
 	}
 	t->n = n - 1;
 	if (n > MAXN)
-		fail("INOTIFY_IGNORE: still allocating at %d", MAXN);
+		fail("INOTIFY_IOC_IGNORE: still allocating at %d", MAXN);
 }
 
 int main(void)
 {
 	struct tally t[4] = {
 		{ "open(\"/dev/inotify\")", 0, 0, 0 },
-		{ "INOTIFY_WATCH (new watch)", 0, 0, 0 },
-		{ "INOTIFY_WATCH (update)", 0, 0, 0 },
-		{ "INOTIFY_IGNORE", 0, 0, 0 },
+		{ "INOTIFY_IOC_WATCH (new watch)", 0, 0, 0 },
+		{ "INOTIFY_IOC_WATCH (update)", 0, 0, 0 },
+		{ "INOTIFY_IOC_IGNORE", 0, 0, 0 },
 	};
 	struct stat st;
 	unsigned int i;
@@ -475,13 +475,13 @@ int main(void)
 
 	for (i = 0; i < 4; i++)
 		report(&t[i]);
-	printf("fd_failnth: INOTIFY_IGNORE queued IN_Q_OVERFLOW instead of "
+	printf("fd_failnth: INOTIFY_IOC_IGNORE queued IN_Q_OVERFLOW instead of "
 	       "IN_IGNORED %d time(s)\n", overflows);
 	if (!t[0].enomem)
 		fail("open(\"/dev/inotify\") never failed: injection did not "
 		     "work");
 	if (!t[1].enomem)
-		fail("a new INOTIFY_WATCH never failed: injection did not "
+		fail("a new INOTIFY_IOC_WATCH never failed: injection did not "
 		     "work");
 	unlink(file);
 	printf("fd_failnth: %s\n", failed ? "FAIL" : "PASS");

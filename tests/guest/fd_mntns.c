@@ -24,7 +24,7 @@
  * Each step checks the exact events per watch.  It mounts: as root, or as
  * any other user in a user and mount namespace of its own
  * (fdtest_userns()), whose child namespaces it then makes.  Exit 0 pass,
- * 1 fail, 4 skip (no user namespace for a user, or no INOTIFY_WATCH and
+ * 1 fail, 4 skip (no user namespace for a user, or no INOTIFY_IOC_WATCH and
  * REQUIRE_INOTIFY_WATCH unset).
  */
 #ifndef _GNU_SOURCE

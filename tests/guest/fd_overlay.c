@@ -6,7 +6,7 @@
  * A tmpfs holds lower/ (file, dir/, dir/inner), upper/ and work/; the
  * overlay is mounted at merged/.  Two instances watch merged, merged/file,
  * merged/dir and merged/dir/inner: one with inotify_add_watch(), one with
- * INOTIFY_WATCH on descriptors closed at once (O_RDONLY and O_PATH
+ * INOTIFY_IOC_WATCH on descriptors closed at once (O_RDONLY and O_PATH
  * files, O_RDONLY and O_PATH directories).  The watches are made while
  * everything is still only on the lower layer.  Then, through the
  * overlay: a read (no copy-up), a chmod and an append to file (copy-up),
@@ -23,7 +23,7 @@
  * (upper/dir/inner exists).  It mounts: as root, or as any other user in a
  * user and mount namespace of its own (fdtest_userns(); overlayfs may be
  * mounted there since 5.11).  Exit 0 pass, 1 fail, 4 skip (no user
- * namespace for a user; no overlayfs; no INOTIFY_WATCH and
+ * namespace for a user; no overlayfs; no INOTIFY_IOC_WATCH and
  * REQUIRE_INOTIFY_WATCH unset).
  */
 #ifndef _GNU_SOURCE
@@ -284,7 +284,7 @@ int main(void)
 			die("open %s", wpath[i]);
 		wds[BY_FD][i] = watch_fd(ifd[BY_FD], fd, IN_ALL_EVENTS);
 		if (wds[BY_FD][i] < 0)
-			die("INOTIFY_WATCH %s", wpath[i]);
+			die("INOTIFY_IOC_WATCH %s", wpath[i]);
 		close(fd);
 	}
 	/* the fds' own open and close events are not compared */

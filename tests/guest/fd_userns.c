@@ -11,7 +11,7 @@
  * 0 in the namespace.  It is root there, but root's files stay root's:
  * uid 0 outside is not mapped, so the namespace's capabilities do not
  * reach them.  One row per object, as fd_badinput prints them, by fd
- * (INOTIFY_WATCH, the fd closed after) and by path (inotify_add_watch):
+ * (INOTIFY_IOC_WATCH, the fd closed after) and by path (inotify_add_watch):
  *
  *   own 0644 file, O_RDONLY           fd ok      path ok      (+ event)
  *   own 0000 file, O_PATH             fd ok      path ok      (DAC override
@@ -29,7 +29,7 @@
  *
  * Runs as root (tests.list "root") to make root's fixtures; every check
  * runs as uid 65534.  Exit 0 pass, 1 fail, 4 skip (no user namespaces in
- * the kernel; no INOTIFY_WATCH and REQUIRE_INOTIFY_WATCH unset).
+ * the kernel; no INOTIFY_IOC_WATCH and REQUIRE_INOTIFY_WATCH unset).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -2,8 +2,8 @@
 /*
  * What every C guest test of the kernel's watch by fd starts with: its
  * name in messages, die(), paths below a private base directory, the
- * INOTIFY_WATCH call with the rest of the argument zero, a pass/fail
- * counter and the check that the kernel has INOTIFY_WATCH at all.
+ * INOTIFY_IOC_WATCH call with the rest of the argument zero, a pass/fail
+ * counter and the check that the kernel has INOTIFY_IOC_WATCH at all.
  * Define TEST_NAME before including this file; everything is static, as
  * each test is one translation unit.
  */
@@ -73,11 +73,11 @@ static inline int watch_fd(int ifd, int fd, unsigned int mask)
 {
 	struct inotify_watch_args args = { .fd = fd, .mask = mask };
 
-	return ioctl(ifd, INOTIFY_WATCH, &args);
+	return ioctl(ifd, INOTIFY_IOC_WATCH, &args);
 }
 
 /*
- * 0 when the kernel has INOTIFY_WATCH; otherwise the exit status: 4
+ * 0 when the kernel has INOTIFY_IOC_WATCH; otherwise the exit status: 4
  * (skip), or 1 when REQUIRE_INOTIFY_WATCH=1 says it must be there.
  */
 static inline int fdtest_probe(void)
@@ -95,11 +95,11 @@ static inline int fdtest_probe(void)
 	if (ret >= 0 || err != ENOTTY)
 		return 0;
 	if (req && !strcmp(req, "1")) {
-		printf("FAIL " TEST_NAME ": INOTIFY_WATCH is not supported "
+		printf("FAIL " TEST_NAME ": INOTIFY_IOC_WATCH is not supported "
 		       "(ENOTTY), but REQUIRE_INOTIFY_WATCH=1\n");
 		return 1;
 	}
-	printf("skip " TEST_NAME ": INOTIFY_WATCH is not supported\n");
+	printf("skip " TEST_NAME ": INOTIFY_IOC_WATCH is not supported\n");
 	return 4;
 }
 

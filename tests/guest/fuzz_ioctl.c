@@ -9,7 +9,7 @@
  * kernel log) and every result is the one the documented rules predict for
  * its input (expect_watch(): the errno of the first rule that applies, in
  * the kernel's order, or success).  Where the rules leave a choice (a
- * watch that IN_ONESHOT or INOTIFY_IGNORE may have removed) the oracle
+ * watch that IN_ONESHOT or INOTIFY_IOC_IGNORE may have removed) the oracle
  * allows exactly those outcomes.
  *
  * Environment: FUZZ_ITERS (default 200000, 50000 when INOFD_DEBUG_KERNEL=1
@@ -57,7 +57,7 @@ static uint32_t rnd(void)
 
 /* what the oracle needs to know about each fd of the pool */
 enum kind {
-	K_FILE,		/* an object INOTIFY_WATCH accepts, not a directory */
+	K_FILE,		/* an object INOTIFY_IOC_WATCH accepts, not a directory */
 	K_DIR,		/* a directory */
 	K_REFUSED,	/* an anon inode or nsfs: EINVAL */
 };
@@ -150,7 +150,7 @@ static void make_pool(void)
 	add_refused(signalfd(-1, &ss, SFD_CLOEXEC), "signalfd");
 	add_refused(syscall(SYS_inotify_init1, IN_CLOEXEC), "inotify");
 	add_refused(open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), "nsfs");
-	add(syscall(SYS_memfd_create, "fz", 1u), "memfd");
+	add_refused(syscall(SYS_memfd_create, "fz", 1u), "memfd");
 	add(open(".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), "O_TMPFILE");
 	add(open("/dev/null", O_RDWR | O_CLOEXEC), "/dev/null");
 	add(open("/dev/inotify", O_RDONLY | O_CLOEXEC), "/dev/inotify instance");
@@ -212,7 +212,7 @@ static int pool_index(int fd)
 }
 
 /*
- * INOTIFY_WATCH with an argument of @size bytes at a pointer of which the
+ * INOTIFY_IOC_WATCH with an argument of @size bytes at a pointer of which the
  * first @mapped bytes are readable; @buf holds what those bytes would be.
  * The rules of include-uapi/linux/inotify.h, in the kernel's order.
  */
@@ -259,7 +259,7 @@ static uint64_t expect_watch(const unsigned char *buf, unsigned int size,
 		return RES_E(ENOTDIR);
 	if (pool_denied[i])
 		return RES_E(EACCES);
-	/* IN_ONESHOT and INOTIFY_IGNORE may have removed an earlier watch */
+	/* IN_ONESHOT and INOTIFY_IOC_IGNORE may have removed an earlier watch */
 	if ((a.mask & IN_MASK_CREATE) && watched[pool_ino[i]])
 		return RES_OK | RES_E(EEXIST);
 	return RES_OK;
@@ -363,7 +363,7 @@ static void one(int ifd, const char *kind)
 		cmd = _IOC(_IOC_WRITE, 'I', 1, size);
 		break;
 	case 4: case 5:
-		cmd = INOTIFY_IGNORE;
+		cmd = INOTIFY_IOC_IGNORE;
 		break;
 	case 6:
 		cmd = FIONREAD;
@@ -395,7 +395,7 @@ static void one(int ifd, const char *kind)
 		/* at most 64 bytes are mapped: a larger size faults */
 		arg = rand_ptr(n, buf, &mapped);
 		expect = expect_watch(buf, size, mapped < size ? mapped : size);
-	} else if (cmd == INOTIFY_IGNORE) {
+	} else if (cmd == INOTIFY_IOC_IGNORE) {
 		arg = rand_ptr(sizeof(wd), &wd, &mapped);
 		expect = mapped < sizeof(wd) ? RES_E(EFAULT) : RES_OK | RES_E(EINVAL);
 	} else if (cmd == FIONREAD) {
@@ -414,7 +414,7 @@ static void one(int ifd, const char *kind)
 		errcount[e & 255]++, n_err++;
 	if (r >= 0 && _IOC_NR(cmd) == 1 && cmd != INOTIFY_IOC_SETNEXTWD &&
 	    r < 1) {
-		printf("FAIL: %s: INOTIFY_WATCH returned wd %d\n", kind, r);
+		printf("FAIL: %s: INOTIFY_IOC_WATCH returned wd %d\n", kind, r);
 		failed++;
 	}
 	if (!(expect & (r >= 0 ? RES_OK : RES_E(e & 63))) || (r < 0 && e > 63)) {
@@ -488,8 +488,8 @@ int main(void)
 		int probe = syscall(SYS_inotify_init1, IN_CLOEXEC);
 		struct inotify_watch_args a = { .fd = -1, .mask = IN_MODIFY };
 
-		if (ioctl(probe, INOTIFY_WATCH, &a) == -1 && errno == ENOTTY) {
-			printf("fuzz_ioctl: kernel has no INOTIFY_WATCH\n");
+		if (ioctl(probe, INOTIFY_IOC_WATCH, &a) == -1 && errno == ENOTTY) {
+			printf("fuzz_ioctl: kernel has no INOTIFY_IOC_WATCH\n");
 			return getenv("REQUIRE_INOTIFY_WATCH") ? 1 : 4;
 		}
 		close(probe);

@@ -3,11 +3,11 @@
  * lib_backends: run the same libinofd scenarios with INOFD_BACKEND=kernel
  * and INOFD_BACKEND=procfd and compare what they report, line by line.
  *
- * The procfd backend emulates INOTIFY_WATCH on a stock kernel; this test is
+ * The procfd backend emulates INOTIFY_IOC_WATCH on a stock kernel; this test is
  * the proof that the emulation and the real thing agree (errnos, events,
  * paths, recursive watching).  Run as root and as an unprivileged user.
  *
- * Exit: 0 pass, 1 fail, 4 skip (no INOTIFY_WATCH in this kernel; a fail
+ * Exit: 0 pass, 1 fail, 4 skip (no INOTIFY_IOC_WATCH in this kernel; a fail
  * instead if REQUIRE_INOTIFY_WATCH=1).
  */
 #ifndef _GNU_SOURCE
@@ -585,7 +585,7 @@ int main(void)
 		}
 		if (!have_kernel) {
 			show("procfd", &p);
-			printf("ok %zu - %s # SKIP no INOTIFY_WATCH to compare "
+			printf("ok %zu - %s # SKIP no INOTIFY_IOC_WATCH to compare "
 			       "with\n", i + 1, scenarios[i].name);
 			continue;
 		}
@@ -657,7 +657,7 @@ int main(void)
 	if (!have_kernel) {
 		if (req && !strcmp(req, "1")) {
 			printf("# REQUIRE_INOTIFY_WATCH=1 but this kernel has "
-			       "no INOTIFY_WATCH: FAIL\n");
+			       "no INOTIFY_IOC_WATCH: FAIL\n");
 			return KSFT_FAIL;
 		}
 		return KSFT_SKIP;

@@ -6,7 +6,7 @@
  *
  *   P  path inotify: inotify_add_watch(path) (for an fd: the path
  *      /proc/self/fd/N, what a stock kernel offers)
- *   W  INOTIFY_WATCH: the ioctl of the series on an fd closed right after
+ *   W  INOTIFY_IOC_WATCH: the ioctl of the series on an fd closed right after
  *   F  fanotify: an inode mark by fd (fd closed right after) in a
  *      FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME group, what an unprivileged
  *      user may create since 5.13; the inotify mask's bits (the same
@@ -20,7 +20,7 @@
  * observed cell differs from it: a kernel change that alters what any of
  * the three reports is caught here, not only printed.  Cells that differ
  * for root and for uid 65534 have a second expectation; the rows whose
- * INOTIFY_WATCH cell depends on the series' access rule and refusals take
+ * INOTIFY_IOC_WATCH cell depends on the series' access rule and refusals take
  * it from the KSERIES_* macros (one place to update).
  *
  * Output: check lines, then the table between "sem_table: begin" and
@@ -60,7 +60,7 @@
 #include "fdtest.h"
 
 /*
- * The INOTIFY_WATCH cells that follow the series' access rule and its
+ * The INOTIFY_IOC_WATCH cells that follow the series' access rule and its
  * refusals, in one place: MAY_READ on the object for every fd (O_PATH
  * accepted when the object is readable, a read fd of a file chmod 000
  * after the open refused), pipes and sockets accepted, anon inodes and
@@ -78,7 +78,7 @@
 
 enum { MP, MW, MF, MS, NMECH };
 static const char *mech_title[NMECH] = {
-	"path inotify", "INOTIFY_WATCH (fd closed)",
+	"path inotify", "INOTIFY_IOC_WATCH (fd closed)",
 	"fanotify inode mark (fd closed, DFID_NAME)",
 	"fanotify with the series (FAN_UNMOUNT asked)",
 };
@@ -1343,7 +1343,7 @@ static void run_row_ns(size_t i)
  * accepts a filesystem with a zero ("weak") fsid: pipes, sockets, anon
  * inodes and nsfs can be marked (a write to a pipe or socket then gives
  * the mark no event), and so can overlayfs.  Measured on Debian's
- * 6.12.118 (the second base); the INOTIFY_WATCH and path cells are the
+ * 6.12.118 (the second base); the INOTIFY_IOC_WATCH and path cells are the
  * same there as on 6.1.  A row's uid 65534 cell, where it has one, wins.
  */
 static const struct {
@@ -1360,7 +1360,7 @@ static int kver_major, kver_minor;
 /*
  * With the project's fanotify series (patches/fanotify/) a mark takes an
  * O_PATH fd as its object, with the MAY_READ check a path gets: a stock
- * kernel's EBADF becomes the INOTIFY_WATCH cell (root, uid 65534).  The
+ * kernel's EBADF becomes the INOTIFY_IOC_WATCH cell (root, uid 65534).  The
  * rows are marked (f) in the table; fan_opath says which kernel this is.
  */
 struct fan_series_cell {
@@ -1438,7 +1438,7 @@ int main(void)
 	if (sscanf(u.release, "%d.%d", &kver_major, &kver_minor) != 2)
 		kver_major = kver_minor = 0;
 	/* SEM_TABLE_ANY_KERNEL=1: run on a kernel without the series too
-	 * (its INOTIFY_WATCH cells then read ENOTTY and the test fails) */
+	 * (its INOTIFY_IOC_WATCH cells then read ENOTTY and the test fails) */
 	r = fdtest_probe();
 	if (r && !getenv("SEM_TABLE_ANY_KERNEL"))
 		return r;

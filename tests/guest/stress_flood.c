@@ -13,7 +13,7 @@
  * flood, including those made inside directories it had not seen yet, and
  * reports new files in them with the right paths.
  *
- * Exit 0 pass, 1 fail, 4 skip (no INOTIFY_WATCH and not required).
+ * Exit 0 pass, 1 fail, 4 skip (no INOTIFY_IOC_WATCH and not required).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -371,7 +371,7 @@ int main(void)
 		return 1;
 	}
 	if (inofd_backend(in) != INOFD_BACKEND_KERNEL) {
-		printf("stress_flood: no INOTIFY_WATCH in this kernel\n");
+		printf("stress_flood: no INOTIFY_IOC_WATCH in this kernel\n");
 		inofd_free(in);
 		return getenv("REQUIRE_INOTIFY_WATCH") ? 1 : 4;
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stress_watch: threads racing INOTIFY_WATCH, INOTIFY_IGNORE, close,
+ * stress_watch: threads racing INOTIFY_IOC_WATCH, INOTIFY_IOC_IGNORE, close,
  * rename, unlink, rmdir and umount for STRESS_SECONDS (default 8), on a
  * tmpfs and a loop-mounted ext2 the test mounts itself, alternately.
  *
@@ -43,7 +43,7 @@ static atomic_long n_watch_ok, n_watch_err, n_ign_ok, n_ign_err, n_events,
 /* instances: the fd and a generation bumped whenever it is replaced */
 static atomic_int inst_fd[NINST];
 static atomic_uint inst_gen[NINST];
-/* shared fds: close races with INOTIFY_WATCH */
+/* shared fds: close races with INOTIFY_IOC_WATCH */
 static atomic_int slot_fd[NSLOT];
 static atomic_int max_wd = 1;
 static char loopdev[64];
@@ -127,10 +127,10 @@ static int do_watch(int ifd, int fd, uint32_t mask)
 	memset(&a, 0, sizeof(a));
 	a.fd = fd;
 	a.mask = mask;
-	return ioctl(ifd, INOTIFY_WATCH, &a);
+	return ioctl(ifd, INOTIFY_IOC_WATCH, &a);
 }
 
-/* INOTIFY_WATCH on our own fd (strict errnos) or on a shared slot */
+/* INOTIFY_IOC_WATCH on our own fd (strict errnos) or on a shared slot */
 static void *watcher(void *arg)
 {
 	struct rnd r = { (uintptr_t)arg * 0x9e3779b97f4a7c15ull + 1 };
@@ -165,7 +165,7 @@ static void *watcher(void *arg)
 		}
 		atomic_fetch_add(&n_watch_err, 1);
 		if (ret == 0) {
-			fail("INOTIFY_WATCH returned wd 0", 0, 0);
+			fail("INOTIFY_IOC_WATCH returned wd 0", 0, 0);
 			continue;
 		}
 		switch (e) {
@@ -184,7 +184,7 @@ static void *watcher(void *arg)
 		if (inst_gen[i] != gen &&
 		    (e == EBADF || e == ENOTTY || e == EINVAL))
 			continue;
-		fail("INOTIFY_WATCH: unexpected errno %d (own fd %d)", e, own);
+		fail("INOTIFY_IOC_WATCH: unexpected errno %d (own fd %d)", e, own);
 	}
 	return NULL;
 }
@@ -197,7 +197,7 @@ static void *ignorer(void *arg)
 		int i = rnd(&r) % NINST;
 		unsigned int gen = inst_gen[i];
 		int wd = 1 + rnd(&r) % (max_wd + 1);
-		int ret = ioctl(inst_fd[i], INOTIFY_IGNORE, &wd), e = errno;
+		int ret = ioctl(inst_fd[i], INOTIFY_IOC_IGNORE, &wd), e = errno;
 
 		if (ret == 0) {
 			atomic_fetch_add(&n_ign_ok, 1);
@@ -208,7 +208,7 @@ static void *ignorer(void *arg)
 			continue;
 		if (inst_gen[i] != gen && (e == EBADF || e == ENOTTY))
 			continue;
-		fail("INOTIFY_IGNORE: returned %d errno %d", ret, e);
+		fail("INOTIFY_IOC_IGNORE: returned %d errno %d", ret, e);
 	}
 	return NULL;
 }

@@ -18,7 +18,7 @@ table() { # uid cell-of-row-2-column-2
 # sem_table: begin uid=$1
 # Kernel 6.1.0, run as someone; FAN_RENAME available.
 # 
-# | row | scenario | path inotify | INOTIFY_WATCH (fd closed) | fanotify inode mark (fd closed, DFID_NAME) |
+# | row | scenario | path inotify | INOTIFY_IOC_WATCH (fd closed) | fanotify inode mark (fd closed, DFID_NAME) |
 # | --- | --- | --- | --- | --- |
 # | create | create a file | $c1 | $c1 | $c1 |
 # | opath (k) | O_PATH fd | ok | $2 | EBADF |

@@ -132,7 +132,7 @@ static void force_procfd(void **state)
 	assert_true(find(f, INOFD_EV_INOTIFY, IN_CREATE, "x") >= 0);
 }
 
-/* The kernel backend: runs where INOTIFY_WATCH exists, skips elsewhere. */
+/* The kernel backend: runs where INOTIFY_IOC_WATCH exists, skips elsewhere. */
 static void force_kernel(void **state)
 {
 	struct inofd_opts o = { .sz = sizeof(o), .flags = INOFD_FORCE_KERNEL };
@@ -140,7 +140,7 @@ static void force_kernel(void **state)
 	int r = inofd_new(&f->in, &o), fd, wd;
 
 	if (r == -ENOSYS) {
-		print_message("kernel lacks INOTIFY_WATCH: kernel backend "
+		print_message("kernel lacks INOTIFY_IOC_WATCH: kernel backend "
 			      "test skipped\n");
 		skip();
 	}
@@ -179,7 +179,7 @@ static int no_proc_child(void *arg)
 	r = inofd_new(&in, NULL);
 	if (r == 0) {
 		/*
-		 * Without /proc: INOTIFY_WATCH if the kernel has it, else
+		 * Without /proc: INOTIFY_IOC_WATCH if the kernel has it, else
 		 * fanotify (5.13+ unprivileged), never procfd.
 		 */
 		r = (inofd_backend(in) == INOFD_BACKEND_KERNEL ||
@@ -207,7 +207,7 @@ static void strerror_texts(void **state)
 {
 	(void)state;
 	assert_non_null(strstr(inofd_strerror(-ENOSPC), "max_user_watches"));
-	assert_non_null(strstr(inofd_strerror(-ENOSYS), "INOTIFY_WATCH"));
+	assert_non_null(strstr(inofd_strerror(-ENOSYS), "INOTIFY_IOC_WATCH"));
 	assert_non_null(strstr(inofd_strerror(-ESTALE), "rescan"));
 	assert_string_equal(inofd_strerror(0), "success");
 	assert_string_equal(inofd_strerror(-EPERM), "operation not permitted");

@@ -4,6 +4,7 @@
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 
 static void watch_fd_closed_after(void **state)
 {
@@ -50,17 +51,21 @@ static void watch_fd_opath_dir(void **state)
 	assert_string_equal(f->r[i].path, want);
 }
 
-/* Table-driven: what the kernel's INOTIFY_WATCH answers, both backends. */
+/* Table-driven: what the kernel's INOTIFY_IOC_WATCH answers, both backends. */
 static void watch_fd_errors(void **state)
 {
 	struct fx *f = *state;
-	int file, dir, efd, ep, closed, wd;
+	int file, dir, efd, ep, mfd, ns, pipefd[2], closed, wd;
 
 	mkfile(P(f, "f"));
 	file = open(P(f, "f"), O_RDONLY);
 	dir = open(f->dir, O_RDONLY | O_DIRECTORY);
 	efd = eventfd(0, 0);
 	ep = epoll_create1(0);
+	mfd = memfd_create("test_watch", MFD_CLOEXEC);
+	ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	assert_true(mfd >= 0 && ns >= 0);
+	assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
 	closed = dup(file);
 	close(closed);
 
@@ -69,6 +74,8 @@ static void watch_fd_errors(void **state)
 		{ closed, IN_MODIFY, -EBADF, "closed fd" },
 		{ efd, IN_MODIFY, -EINVAL, "eventfd (anon inode)" },
 		{ ep, IN_MODIFY, -EINVAL, "epoll (anon inode)" },
+		{ mfd, IN_MODIFY, -EINVAL, "memfd (shmem's internal mount)" },
+		{ ns, IN_MODIFY, -EINVAL, "namespace file (nsfs)" },
 		{ file, 0, -EINVAL, "empty mask" },
 		{ file, IN_ISDIR | IN_ONESHOT, -EINVAL, "no event bit" },
 		{ file, IN_MODIFY | 0x00100000u, -EINVAL, "unknown bit" },
@@ -93,10 +100,16 @@ static void watch_fd_errors(void **state)
 	assert_true(wd >= 0);
 	assert_int_equal(inofd_watch_fd(f->in, dir, IN_CREATE | IN_MASK_CREATE,
 					NULL), -EEXIST);
+	/* a pipe is a pseudo file too, but accepted, as by the kernel */
+	assert_true(inofd_watch_fd(f->in, pipefd[0], IN_MODIFY, NULL) >= 0);
 	close(file);
 	close(dir);
 	close(efd);
 	close(ep);
+	close(mfd);
+	close(ns);
+	close(pipefd[0]);
+	close(pipefd[1]);
 }
 
 /* Two watches of one object are two registrations (issue 9, finding 6). */

@@ -81,19 +81,19 @@ struct inotify_event {
  * INOTIFY_IOC_SETNEXTWD: set desired number of next created
  * watch descriptor.
  *
- * INOTIFY_WATCH: add a watch on the object an open file descriptor refers
+ * INOTIFY_IOC_WATCH: add a watch on the object an open file descriptor refers
  * to, or modify it; returns the watch descriptor.  The descriptor may be
  * closed as soon as the ioctl returns.
  *
- * INOTIFY_IGNORE: remove the watch whose descriptor the argument points to,
+ * INOTIFY_IOC_IGNORE: remove the watch whose descriptor the argument points to,
  * like inotify_rm_watch(2).
  */
 #define INOTIFY_IOC_SETNEXTWD	_IOW('I', 0, __s32)
-#define INOTIFY_WATCH		_IOW('I', 1, struct inotify_watch_args)
-#define INOTIFY_IGNORE		_IOW('I', 2, __s32)
+#define INOTIFY_IOC_WATCH	_IOW('I', 1, struct inotify_watch_args)
+#define INOTIFY_IOC_IGNORE	_IOW('I', 2, __s32)
 
 /*
- * struct inotify_watch_args - argument of INOTIFY_WATCH
+ * struct inotify_watch_args - argument of INOTIFY_IOC_WATCH
  * @fd:		file descriptor of the object to watch
  * @mask:	events and flags, as the mask of inotify_add_watch(2)
  * @flags:	must be zero
