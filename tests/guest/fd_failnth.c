@@ -46,93 +46,9 @@
 #include <sys/syscall.h>
 #define TEST_NAME "fd_failnth"
 #include "fdtest.h"
+#include "failnth.h"
 
-#define MAXN		1000
-#define FAILSLAB	"/sys/kernel/debug/failslab"
-
-static int nthfd = -1;
 static char file[300];
-
-struct knob {
-	const char *name;
-	const char *value;
-	char old[32];
-};
-
-static struct knob knobs[] = {
-	{ "ignore-gfp-wait", "N\n", "" },
-	{ "verbose", "0\n", "" },
-	{ "cache-filter", "N\n", "" },
-	{ "probability", "0\n", "" },
-};
-
-#define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stdout, "FAIL ");
-	vfprintf(stdout, fmt, ap);
-	fprintf(stdout, "\n");
-	va_end(ap);
-	failed++;
-}
-
-static int knob_rw(const char *name, char *old, size_t size,
-		   const char *value)
-{
-	char path[128];
-	ssize_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", FAILSLAB, name);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (old) {
-		len = read(fd, old, size - 1);
-		old[len > 0 ? len : 0] = 0;
-		lseek(fd, 0, SEEK_SET);
-	}
-	len = write(fd, value, strlen(value));
-	close(fd);
-	return len == (ssize_t)strlen(value) ? 0 : -1;
-}
-
-static void restore_knobs(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < NKNOBS; i++)
-		if (knobs[i].old[0])
-			knob_rw(knobs[i].name, NULL, 0, knobs[i].old);
-}
-
-/* arm: the n-th allocation of this task's next calls fails */
-static void arm(int n)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%d", n);
-
-	if (pwrite(nthfd, buf, len, 0) != len)
-		die("write fail-nth %d", n);
-}
-
-/* disarm; returns 1 if the armed allocation was reached (and failed) */
-static int disarm(void)
-{
-	char buf[16] = "";
-	int left;
-
-	if (pread(nthfd, buf, sizeof(buf) - 1, 0) <= 0)
-		die("read fail-nth");
-	left = atoi(buf);
-	if (pwrite(nthfd, "0", 1, 0) != 1)
-		die("write fail-nth 0");
-	return left == 0;
-}
 
 /* the watches of @ifd in fdinfo; *mask gets the last one's mask */
 static int fdinfo_watches(int ifd, unsigned int *mask)
@@ -427,7 +343,6 @@ int main(void)
 		{ "INOTIFY_IOC_WATCH (update)", 0, 0, 0 },
 		{ "INOTIFY_IOC_IGNORE", 0, 0, 0 },
 	};
-	struct stat st;
 	unsigned int i;
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd, overflows = 0;
@@ -436,31 +351,9 @@ int main(void)
 	if (rc)
 		return rc;
 
-	nthfd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-	if (nthfd < 0) {
-		if (errno != ENOENT)
-			die("open /proc/thread-self/fail-nth");
-		printf("skip fd_failnth: no /proc/thread-self/fail-nth "
-		       "(kernel without CONFIG_FAULT_INJECTION)\n");
-		return 4;
-	}
-	if (geteuid() != 0) {
-		printf("skip fd_failnth: needs root (failslab settings)\n");
-		return 4;
-	}
-	if (stat(FAILSLAB, &st) &&
-	    mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL))
-		die("mount debugfs");
-	if (stat(FAILSLAB, &st))
-		die("%s missing: the kernel has fail-nth but not FAILSLAB "
-		    "with FAULT_INJECTION_DEBUG_FS", FAILSLAB);
-	for (i = 0; i < NKNOBS; i++)
-		if (knob_rw(knobs[i].name, knobs[i].old,
-			    sizeof(knobs[i].old), knobs[i].value)) {
-			restore_knobs();
-			die("set %s/%s", FAILSLAB, knobs[i].name);
-		}
-	atexit(restore_knobs);
+	rc = failnth_setup();
+	if (rc)
+		return rc;
 
 	snprintf(file, sizeof(file), "%s/fd_failnth.file", tmp ? tmp : "/tmp");
 	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
