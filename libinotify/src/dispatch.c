@@ -130,7 +130,6 @@ static void moved_out_at(struct inofd *in, struct inofd__pend *p)
 		    (c = inofd__pend_node(in, p, m)) && c != m->reg->root &&
 		    c->moving && !inofd__node_below(c, m)) {
 			/* next may be below c only if c holds kw: not so */
-			inofd__tree_let_go(in, c);
 			inofd__subtree_free(in, c);
 		}
 	}

@@ -202,44 +202,6 @@ static struct wctx ctx_of(const struct inofd__work *w)
 
 static bool chain_yield(struct inofd *in, struct inofd__reg *r);
 
-/* A directory a tree let go of since the walk steps queued then began. */
-static bool was_let_go(const struct inofd *in, const struct stat *st)
-{
-	unsigned int i;
-
-	if (in->gone_over)
-		return true;
-	for (i = 0; i < in->ngone; i++)
-		if (in->gone[i].dev == st->st_dev &&
-		    in->gone[i].ino == st->st_ino)
-			return true;
-	return false;
-}
-
-void inofd__tree_let_go(struct inofd *in, struct inofd__mem *c)
-{
-	struct inofd__mem *m = c;
-
-	for (;;) {
-		if (in->ngone < INOFD__GONE_MAX) {
-			in->gone[in->ngone].dev = m->kw->dev;
-			in->gone[in->ngone].ino = m->kw->ino;
-			in->ngone++;
-		} else {
-			in->gone_over = true;
-		}
-		if (m->child) {
-			m = m->child;
-			continue;
-		}
-		while (m != c && !m->next)
-			m = m->parent;
-		if (m == c)
-			return;
-		m = m->next;
-	}
-}
-
 /*
  * Watch entry name of directory dfd (tree node m).  0 when done or when
  * there is nothing to watch, -errno on failure.  With lfd, a directory to
@@ -329,16 +291,6 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	if (inofd__node_name(c, name) < 0)
 		goto nomem;
 	inofd__node_link(in, m, c);
-	/*
-	 * Let go of as moved out (its IN_MOVED_TO never came), and here
-	 * still: it never left, but what its watch had queued was dropped
-	 * with it (oracle seed 93079 -W -N -C).  A crawl has said so.
-	 */
-	if (!w->crawl && was_let_go(in, &st))
-		inofd__emit(in, m, INOFD_EV_RESCAN,
-			    &(struct inofd__raw){ IN_Q_OVERFLOW | IN_ISDIR, 0,
-						  name },
-			    INOFD_EVF_SYNTHETIC | INOFD__COPY_NAME);
 	if (lfd)
 		goto list;
 	if (inofd__work_push(in, &(struct inofd__step){
@@ -1270,11 +1222,6 @@ void inofd__walk_run(struct inofd *in, unsigned int budget)
 		if (!in->whead)
 			in->wtail = NULL;
 		run_one(in, w);
-	}
-	/* every walk that could meet a let-go directory again has run */
-	if (!in->whead && !in->dhead && !in->npend) {
-		in->ngone = 0;
-		in->gone_over = false;
 	}
 }
 

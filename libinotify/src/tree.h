@@ -59,10 +59,6 @@ INOFD__HIDDEN int inofd__anc_holds(const struct inofd__mem *m,
 /* The directory at level lvl + 1 of the root's path is now called name. */
 INOFD__HIDDEN void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
 				      unsigned int lvl, const char *name);
-/* Node c leaves its tree as moved out, though the rename's other half
- * did not come: a walk that meets one of its directories again before
- * the walk steps queued by then have run reports INOFD_EV_RESCAN for it. */
-INOFD__HIDDEN void inofd__tree_let_go(struct inofd *in, struct inofd__mem *c);
 /* An event put node c where it is: a crawl under way counts it reached. */
 INOFD__HIDDEN int inofd__tree_reached(struct inofd *in, struct inofd__mem *c);
 /* The root (or a directory above it) left its place: if it is there

@@ -58,7 +58,6 @@
 #define INOFD__PEND_MAX		4096	/* pending IN_MOVED_FROM halves */
 #define INOFD__COOKIE_BUCKETS	256
 #define INOFD__QBLOCK		256	/* events per queue block */
-#define INOFD__GONE_MAX		32	/* let-go directories remembered */
 #define INOFD__NAME_INLINE	32	/* a member's name kept in it (with
 					 * its NUL): 192 bytes in all */
 
@@ -407,18 +406,6 @@ struct inofd {
 	int			walk_job;		/* current initial walk */
 	int			walk_err;		/* its fatal error */
 	bool			crawl_due;
-	/*
-	 * Directories a tree let go of when a rename's other half did not
-	 * come (dispatch.c, moved_out_at()), until the walk steps queued by
-	 * then have run: one a walk meets again was in the tree all along,
-	 * and what its watch had queued went with it (inofd__tree_let_go()).
-	 */
-	struct inofd__gone {
-		dev_t		dev;
-		ino_t		ino;
-	}			gone[INOFD__GONE_MAX];
-	unsigned int		ngone;
-	bool			gone_over;	/* more than gone[] holds */
 
 	/* dispatch.c */
 	/*
