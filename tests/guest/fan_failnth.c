@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,26 @@ struct tally {
 	int n, enomem, absorbed, overflows;
 };
 
+/*
+ * The end of round n of a loop over what: the group must still work;
+ * true when the loop goes on (the armed allocation was reached).
+ */
+static bool round_end(int g, const char *what, int n, int hit)
+{
+	if (!usable(g))
+		fail("%s, fail-nth %d: the group does not work after", what,
+		     n);
+	close(g);
+	return hit;
+}
+
+static void loop_end(struct tally *t, const char *what, int n)
+{
+	t->n = n - 1;
+	if (n > MAXN)
+		fail("%s: still allocating at %d", what, MAXN);
+}
+
 static void run_mark(struct tally *t)
 {
 	int n, g, fd, r, err, hit, nm;
@@ -165,16 +186,10 @@ static void run_mark(struct tally *t)
 			if (hit)
 				t->absorbed++;
 		}
-		if (!usable(g))
-			fail("O_PATH mark, fail-nth %d: the group does not work "
-			     "after", n);
-		close(g);
-		if (!hit)
+		if (!round_end(g, "O_PATH mark", n, hit))
 			break;
 	}
-	t->n = n - 1;
-	if (n > MAXN)
-		fail("O_PATH mark: still allocating at %d", MAXN);
+	loop_end(t, "O_PATH mark", n);
 }
 
 static void mount_marked(int g)
@@ -229,16 +244,10 @@ static void run_umount(struct tally *t)
 			     "overflow (events 0x%llx)", n, got, all);
 		if (got < 2 && (all & FAN_Q_OVERFLOW))
 			t->overflows++;
-		if (!usable(g))
-			fail("umount, fail-nth %d: the group does not work "
-			     "after", n);
-		close(g);
-		if (!hit)
+		if (!round_end(g, "umount", n, hit))
 			break;
 	}
-	t->n = n - 1;
-	if (n > MAXN)
-		fail("umount: still allocating at %d", MAXN);
+	loop_end(t, "umount", n);
 }
 
 int main(void)
