@@ -62,7 +62,7 @@ static const unsigned long refused_magic[] = {
 static bool is_memfd(int fd, unsigned long magic)
 {
 	static const char del[] = " (deleted)";
-	char p[sizeof("/proc/self/fd/") + 12], l[256];
+	char p[sizeof("/proc/self/fd/") + 12], l[320];	/* "/memfd:" + 249 + del */
 	ssize_t n;
 
 	if (magic != TMPFS_MAGIC && magic != HUGETLBFS_MAGIC)

@@ -62,7 +62,13 @@ static void watch_fd_errors(void **state)
 	dir = open(f->dir, O_RDONLY | O_DIRECTORY);
 	efd = eventfd(0, 0);
 	ep = epoll_create1(0);
-	mfd = memfd_create("test_watch", MFD_CLOEXEC);
+	/* the longest name memfd_create() takes (249): no truncated match */
+	mfd = memfd_create("test_watch_a_memfd_name_of_the_longest_length_"
+			   "memfd_create_takes_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+			   MFD_CLOEXEC);
 	ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	assert_true(mfd >= 0 && ns >= 0);
 	assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
