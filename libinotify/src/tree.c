@@ -675,13 +675,6 @@ void inofd__tree_gone_or_back(struct inofd *in, struct inofd__reg *r)
 	r->moving = false;
 	inofd__paths_changed(in);
 	if (root_ok(in, r, true)) {
-		/*
-		 * Its path is today's: records not applied yet, which may
-		 * name places from before renames above it, get today's
-		 * names too, flagged (oracle seed 97076 -N -C -E).
-		 */
-		r->unsure = true;
-		in->unsure = true;
 		in->rescan_due = in->crawl_due = true;
 		return;
 	}
