@@ -1188,6 +1188,15 @@ static void run_one(struct inofd *in, struct inofd__work *w)
 	struct inofd__mem *m = r && kw ? inofd__mem_of(kw, r) : NULL;
 	bool done = true;
 
+	/*
+	 * A step of a crawl that a newer one replaced: the newer crawl lists
+	 * everything from the root again, and this step would mark what it
+	 * reaches as the newer crawl's while skipping what the older one
+	 * reached (a node met twice), which the newer crawl then sweeps
+	 * (oracle seed 97008 -N -C -E).
+	 */
+	if (r && w->crawl && w->crawl != r->gen)
+		m = NULL;
 	if (m && !(w->job && in->walk_err)) {
 		if (w->kind == INOFD__W_LIST)
 			done = list_dir(in, r, m, w);
