@@ -675,7 +675,16 @@ void inofd__tree_gone_or_back(struct inofd *in, struct inofd__reg *r)
 	r->moving = false;
 	inofd__paths_changed(in);
 	if (root_ok(in, r, true)) {
+		/*
+		 * Its path is today's, and records not applied yet may name
+		 * places from before renames above it: they get today's
+		 * names, flagged, after the RESCAN that says so, queued now
+		 * (oracle seed 97076 -N -C -E).
+		 */
+		r->unsure = true;
+		in->unsure = true;
 		in->rescan_due = in->crawl_due = true;
+		inofd__q_rescan(in);
 		return;
 	}
 	inofd__tree_lost(in, r);
