@@ -105,6 +105,7 @@ int inofd_new(struct inofd **out, const struct inofd_opts *opts)
 	in->ifd = in->epfd = in->mwake = in->mfd = -1;
 	in->flags = flags;
 	in->pair_ms = pair_ms ? pair_ms : INOFD__PAIR_MS;
+	in->id_moved = -1;
 	in->coalesce_ms = coalesce_ms;
 	in->qmax = qmax ? qmax : INOFD_QUEUE_MAX;
 	r = inofd__table_init(in);

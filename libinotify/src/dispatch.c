@@ -305,6 +305,8 @@ static int moved_it(const struct inofd *in, const struct inofd__mem *d,
 
 	if (!d)
 		return -1;
+	if (d->kw->wd == in->id_moved)
+		return 1;	/* told by identity (pair_by_identity()) */
 	b = ahead_on(in, d->kw->wd, MOVED_BITS, from_wd, to_wd);
 	return b > 0 ? 1 : (int)b;
 }
@@ -407,10 +409,11 @@ static struct inofd__mem *src_of(const struct inofd__kw *fkw,
 	return f && f->reg->born <= p->pos ? f : NULL;
 }
 
-static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
-		     uint32_t cookie, const char *name)
+/* The TO of a rename; p: its half, taken (NULL: none came) */
+static void moved_to_p(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
+		       uint32_t cookie, const char *name,
+		       struct inofd__pend *p)
 {
-	struct inofd__pend *p = inofd__pend_take(in, cookie);
 	struct inofd__kw *fkw = p ? inofd__kw_find(in, p->wd) : NULL;
 	struct inofd__mem *m, *next;
 	int wd = kw->wd, fwd = fkw ? fkw->wd : -1;
@@ -583,6 +586,12 @@ out:
 	end_fired(in, wd);
 	if (fwd >= 0)
 		end_fired(in, fwd);
+}
+
+static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
+		     uint32_t cookie, const char *name)
+{
+	moved_to_p(in, kw, mask, cookie, name, inofd__pend_take(in, cookie));
 }
 
 /*
@@ -932,6 +941,129 @@ static void pair_ahead(struct inofd *in, const char *at)
 	in->cur_pos = pos;
 }
 
+/* Is there an IN_MOVED_FROM of cookie among the records from b to end? */
+static bool from_between(const char *b, const char *end, uint32_t cookie)
+{
+	while ((size_t)(end - b) >= sizeof(struct inotify_event)) {
+		struct inotify_event h;
+
+		memcpy(&h, b, sizeof(h));
+		if ((h.mask & IN_MOVED_FROM) && h.cookie == cookie)
+			return true;
+		b += sizeof(h) + h.len;
+	}
+	return false;
+}
+
+/*
+ * Is nothing among the records from b to end about d's subtree (d's own
+ * IN_MOVE_SELF apart), about name in directory from_wd (the half's
+ * source) or about to_name in to_wd (where the TO puts it)?  Then where
+ * the directory was meanwhile changes nothing a caller sees.
+ */
+static bool quiet_between(const struct inofd *in, const char *b,
+			  const char *end, const struct inofd__kw *d,
+			  const struct inofd__pend *p, int to_wd,
+			  const char *to_name)
+{
+	while ((size_t)(end - b) >= sizeof(struct inotify_event)) {
+		struct inotify_event h;
+		const char *name = b + sizeof(h);
+		const struct inofd__kw *kw;
+		const struct inofd__mem *m, *a;
+
+		memcpy(&h, b, sizeof(h));
+		b += sizeof(h) + h.len;
+		if (h.wd < 0 || !h.mask)
+			continue;
+		if (h.len && name[0] &&
+		    ((h.wd == p->wd && !strcmp(name, p->name)) ||
+		     (h.wd == to_wd && !strcmp(name, to_name))))
+			return false;
+		if (h.wd == d->wd && !(h.mask & ~(uint32_t)MOVED_BITS))
+			continue;
+		kw = inofd__kw_find(in, h.wd);
+		for (m = kw ? kw->mems : NULL; m; m = m->kwnext)
+			for (a = m; m->kind == INOFD__MEM_NODE && a;
+			     a = a->parent)
+				if (a->kw == d)
+					return false;
+	}
+	return true;
+}
+
+/*
+ * Half p, a directory (p->self: its watch), has no partner: the kernel
+ * queued no IN_MOVED_TO because the directory it went to was not watched.
+ * That directory may be inside a tree, made in the same batch and not
+ * walked yet, and the moved directory may have gone on from there to a
+ * watched one: an IN_MOVED_TO ahead whose IN_MOVED_FROM was never queued
+ * (the source was the unwatched directory).  If the entry that TO names
+ * is p's directory now, by identity, the two records are one move within
+ * the tree.  The TO found, or NULL.
+ */
+static const char *identity_to_ahead(struct inofd *in,
+				     const struct inofd__pend *p)
+{
+	const char *b = in->rest;
+	struct inofd__kw *d;
+
+	if (!(p->mask & IN_ISDIR) || p->self < 0 ||
+	    !(d = inofd__kw_find(in, p->self)))
+		return NULL;
+	while (b && (size_t)(in->rest_end - b) >= sizeof(struct inotify_event)) {
+		struct inotify_event h;
+		const char *name = b + sizeof(h);
+		struct inofd__kw *kw;
+		struct inofd__mem *t;
+
+		memcpy(&h, b, sizeof(h));	/* fed bytes: any alignment */
+		if (h.len > (size_t)(in->rest_end - b) - sizeof(h))
+			break;
+		if (h.mask & IN_Q_OVERFLOW)
+			return NULL;
+		if ((h.mask & (IN_MOVED_TO | IN_ISDIR)) ==
+		    (IN_MOVED_TO | IN_ISDIR) && !(h.mask & NOT_A_TO) &&
+		    h.len && name[0] && !inofd__pend_find(in, h.cookie) &&
+		    !from_between(in->rest, b, h.cookie) &&
+		    (kw = inofd__kw_find(in, h.wd)))
+			for (t = kw->mems; t; t = t->kwnext)
+				if (t->kind == INOFD__MEM_NODE &&
+				    inofd__mem_of(d, t->reg) &&
+				    quiet_between(in, in->rest, b, d, p, h.wd,
+						  name) &&
+				    inofd__tree_entry_is(in, t, name, d))
+					return b;
+		b += sizeof(h) + h.len;
+	}
+	return NULL;
+}
+
+/*
+ * Half p (taken) and the TO at at that identity_to_ahead() found: one
+ * rename, applied now, at the half's place, as pair_ahead() does.
+ */
+static void pair_by_identity(struct inofd *in, struct inofd__pend *p,
+			     const char *at)
+{
+	struct inotify_event h, gone;
+	const char *name = at + sizeof(h);
+	struct inofd__kw *kw;
+	uint64_t pos = in->cur_pos;
+
+	memcpy(&h, at, sizeof(h));
+	gone = h;
+	gone.wd = -1;
+	gone.mask = 0;
+	memcpy((char *)at, &gone, sizeof(gone));
+	kw = inofd__kw_find(in, h.wd);
+	in->cur_pos = pos + (uint64_t)(at - in->rec);
+	in->id_moved = p->self;
+	moved_to_p(in, kw, h.mask, h.cookie, name, p);
+	in->id_moved = -1;
+	in->cur_pos = pos;
+}
+
 /*
  * A directory's rename is told by identity (moved_it()): the IN_MOVE_SELF
  * that fsnotify_move() queues on the directory's own watch after the
@@ -993,6 +1125,7 @@ static bool halves_first(struct inofd *in, int wd, uint32_t mask,
 	struct inofd__kw *kw;
 	uint64_t now = 0;
 	const char *at;
+	bool self_rec;
 
 again:
 	kw = inofd__kw_find(in, wd);
@@ -1009,7 +1142,8 @@ again:
 		 * fanotify: the root was found by identity meanwhile, and
 		 * the held records got its later path: a false path).
 		 */
-		if (kw->wd == p->self && (mask & MOVED_BITS))
+		self_rec = kw->wd == p->self && (mask & MOVED_BITS);
+		if (self_rec)
 			goto out;
 		switch (ahead(in, p, &at)) {
 		case AHEAD_TO: {
@@ -1031,11 +1165,23 @@ again:
 			break;
 		}
 out:
-		/* no partner will come, or its time is up: it moved out */
+		/*
+		 * No partner will come, or its time is up: it moved out,
+		 * unless it is found, by identity, where a TO ahead with no
+		 * FROM of its own put it (it went through a directory not
+		 * watched yet: identity_to_ahead(), oracle seed 93079).
+		 */
 		p = inofd__pend_take(in, p->cookie);
 		if (p) {
-			moved_out(in, p);
-			inofd__pend_put(in, p);
+			const char *to = self_rec ? identity_to_ahead(in, p) :
+					 NULL;
+
+			if (to) {
+				pair_by_identity(in, p, to);
+			} else {
+				moved_out(in, p);
+				inofd__pend_put(in, p);
+			}
 		}
 		goto again;
 	}

@@ -433,6 +433,22 @@ static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 	return fd;
 }
 
+bool inofd__tree_entry_is(struct inofd *in, struct inofd__mem *t,
+			  const char *name, const struct inofd__kw *kw)
+{
+	struct stat st;
+	int fd = open_checked(in, t, O_PATH, NULL);
+	bool is;
+
+	if (fd < 0)
+		return false;
+	is = fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	     S_ISDIR(st.st_mode) && st.st_dev == kw->dev &&
+	     st.st_ino == kw->ino;
+	close(fd);
+	return is;
+}
+
 static bool is_dot(const char *n)
 {
 	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));

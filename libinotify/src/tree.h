@@ -60,6 +60,10 @@ INOFD__HIDDEN int inofd__anc_holds(const struct inofd__mem *m,
 INOFD__HIDDEN void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
 				      unsigned int lvl, const char *name);
 /* An event put node c where it is: a crawl under way counts it reached. */
+/* Is entry name of tree node t, now, the directory of watch kw? */
+INOFD__HIDDEN bool inofd__tree_entry_is(struct inofd *in,
+					struct inofd__mem *t, const char *name,
+					const struct inofd__kw *kw);
 INOFD__HIDDEN int inofd__tree_reached(struct inofd *in, struct inofd__mem *c);
 /* The root (or a directory above it) left its place: if it is there
  * again, or found by inode in its parent, a RESCAN; else it is lost. */

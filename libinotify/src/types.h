@@ -433,6 +433,9 @@ struct inofd {
 	const char		*rec;		/* the record process() has */
 	bool			nohold;		/* no record is held: fed
 						 * bytes, or stream_finish() */
+	int			id_moved;	/* wd of the directory that a
+						 * pair by identity moves (-1:
+						 * none; dispatch.c) */
 	bool			held;		/* the parse stopped at scur: a
 						 * record waits for a half's
 						 * partner (dispatch.c) */

@@ -458,6 +458,47 @@ static void identity_root_rename_nomem(void **state)
 	probe(f, "p/u", "y", true);
 }
 
+/*
+ * Issue 26, 2: a directory renamed into a directory made in the same
+ * batch (not watched yet: the kernel queues no IN_MOVED_TO) and from there
+ * into a watched one (no IN_MOVED_FROM) stayed in the tree: one rename,
+ * found by identity, not MOVE_OUT + MOVE_IN, and its records are kept
+ * (oracle seed 93079 -W -N -C: a writer's deletes in it were lost).
+ */
+static void identity_through_unwatched_dir(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/a"));
+	mkdirp(P(f, "t/a/c"));
+	mkdirp(P(f, "t/b"));
+	mkfile(P(f, "t/a/c/f"));
+	assert_true(tree_in(f, P(f, "t")) >= 0);
+	mkdirp(P(f, "t/n"));
+	assert_int_equal(rename(P(f, "t/a/c"), P(f, "t/n/c")), 0);
+	assert_int_equal(rename(P(f, "t/n/c"), P(f, "t/b/c2")), 0);
+	assert_int_equal(unlink(P(f, "t/b/c2/f")), 0);
+	drain(f, 50);
+	i = find(f, INOFD_EV_RENAME, 0, "c2");
+	if (i < 0 || find(f, INOFD_EV_MOVE_OUT, 0, "c") >= 0 ||
+	    find(f, INOFD_EV_RESCAN, 0, NULL) >= 0) {
+		dump(f);
+		fail_msg("not one rename of t/a/c to t/b/c2");
+	}
+	assert_string_equal(f->r[i].path, P(f, "t/b/c2"));
+	assert_string_equal(f->r[i].from_path, P(f, "t/a/c"));
+	i = find(f, INOFD_EV_INOTIFY, IN_DELETE, "f");
+	if (i < 0) {
+		dump(f);
+		fail_msg("the DELETE in the moved directory was lost");
+	}
+	assert_string_equal(f->r[i].path, P(f, "t/b/c2/f"));
+	probe(f, "t/b/c2", "x", true);
+	probe(f, "t/n", "y", true);
+}
+
 DEFINE_TESTS(identity,
 	T(identity_moveout_holds_node),
 	T(identity_root_path_normalised),
@@ -469,4 +510,5 @@ DEFINE_TESTS(identity,
 	T(identity_walk_long_paths),
 	T(identity_root_out_and_back),
 	T(identity_root_rename_nomem),
+	T(identity_through_unwatched_dir),
 )
