@@ -119,7 +119,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench python python-check \
 	guest-check guest-test failnth probe-check uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
-	bench-host bench-lib-host bench-python bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check guest-env watch-fd-check oracle \
+	bench-host bench-lib-host bench-python bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check guest-env watch-fd-check oracle oracle-soak \
 	install uninstall install-check uapi-copy-check deb deb-check post post-check peers \
 	distclean FORCE
 
@@ -152,6 +152,8 @@ help:
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
 	@echo "make oracle-fanotify   the same on the library's fanotify backend"
+	@echo "make oracle-soak the oracle's host soak: fresh seeds of every generator set, procfd and fanotify,"
+	@echo "                 root and uid 65534 (SOAK_FIRST=110001, 1,001 seeds per backend as root, 209 as uid 65534)"
 	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
 	@echo "                 (ORACLE_FEATURES=NXLRMCEWYU: the oracle's -N -X -L -R -M -C -E -W -Y -U, here and in guest-test)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
@@ -287,6 +289,17 @@ oracle: $(if $(LIBINOFD),,lib)
 # host has no INOTIFY_IOC_WATCH, so procfd and fanotify are the two it can run.
 oracle-fanotify: $(if $(LIBINOFD),,lib)
 	@$(MAKE) --no-print-directory oracle ORACLE_BACKEND=fanotify
+
+# Issue 26's host soak: fresh seeds of every generator set, procfd and
+# fanotify, root and uid 65534 (scripts/oracle-soak.sh; per set:
+# SOAK_ROOT_SEEDS x 11 sets as root, SOAK_USER_SEEDS x 11 as uid 65534).
+SOAK_FIRST ?= 110001
+SOAK_ROOT_SEEDS ?= 91
+SOAK_USER_SEEDS ?= 19
+oracle-soak: lib
+	@$(MAKE) -s -C tests/oracle $(B)/oracle/oracle B=$(B)/oracle
+	@scripts/oracle-soak.sh $(B)/oracle/oracle $(SOAK_FIRST) \
+		$(SOAK_ROOT_SEEDS) $(SOAK_USER_SEEDS) $(B)/oracle-soak
 
 # Issue 26's probe as a host test (procfd: the host has no INOTIFY_IOC_WATCH):
 # a directory renamed back and forth in a tree while another process
