@@ -1467,6 +1467,19 @@ static bool chain_yield(struct inofd *in, struct inofd__reg *r)
 	return true;
 }
 
+/*
+ * The chain's first error, if e (an errno) is one of resources: out of
+ * descriptors or memory.  The chain then ends there, and the caller is
+ * told (chain_failed()).  A path that changed under the walk, or went
+ * through a symlink, is no error: no chain, as DESIGN.md says.
+ */
+static int res_err(int e, int err)
+{
+	if (err)
+		return err;
+	return (e == EMFILE || e == ENFILE || e == ENOMEM) ? -e : 0;
+}
+
 static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 			   const char *dir, const struct stat *pst, int err)
 {
@@ -1498,6 +1511,8 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 	r->anc = v;
 	r->nanc = (unsigned int)n;
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		err = res_err(errno, err);
 	for (i = 0; fd >= 0 && fstat(fd, &st) == 0; i++) {
 		struct inofd__kw *kw;
 		int nfd, wd;
@@ -1529,6 +1544,8 @@ static void link_ancestors(struct inofd *in, struct inofd__reg *r,
 		}
 		nfd = openat(fd, comp[i], O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			     O_CLOEXEC);
+		if (nfd < 0)
+			err = res_err(errno, err);
 		close(fd);
 		fd = nfd;
 	}
@@ -1676,8 +1693,12 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 		goto out;
 	/* the parent by name must hold the root under that name */
 	pfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0)
+	if (pfd < 0) {
+		/* out of descriptors or memory: no chain, and said so */
+		if (res_err(errno, 0))
+			chain_failed(in, r, res_err(errno, 0));
 		goto out;
+	}
 	if (fstat(pfd, &pst) < 0 || fstat(rootfd, &rst) < 0 ||
 	    fstatat(pfd, r->rootname, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    st.st_dev != rst.st_dev || st.st_ino != rst.st_ino) {
