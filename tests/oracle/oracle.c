@@ -294,6 +294,7 @@ struct run {
 	int max_depth;
 	bool refused;		/* -L: watch_tree said EMFILE/ENOSPC */
 	bool limited;		/* -L: the library reported ENOSPC/EMFILE */
+	bool tree_lost;		/* it said the tree is lost (INOFD_EVF_LOST) */
 	int maxdirs;		/* MAXDIRS, less under -L */
 	int lim_mode;		/* -L: 1 watches, 2 descriptors, 3 both */
 	unsigned long excused;	/* -L: probes missing after a limit error */
@@ -1314,6 +1315,8 @@ static void event(struct run *r, const struct inofd_event *ev)
 		note(r, "# lib: %s", d);
 		r->order_epoch++;
 		r->errors++;
+		if (g->tree && (ev->flags & INOFD_EVF_LOST))
+			r->tree_lost = true;
 		/*
 		 * -EOPNOTSUPP: no mount table (the library opens it at the
 		 * first tree, and only with descriptors to spare: -L often
@@ -1323,7 +1326,8 @@ static void event(struct run *r, const struct inofd_event *ev)
 		 * and is relaxed only if some are already there.
 		 */
 		if (g->tree && ev->error == -EOPNOTSUPP) {
-			if (r->can_mount)
+			/* -U: the mount above the root is not seen either */
+			if (r->can_mount || r->umnt)
 				r->mounts_unseen = true;
 			r->can_mount = false;
 			if (r->nmnt)
@@ -1574,6 +1578,19 @@ static void move(struct run *r, struct node *m, struct node *to,
 	bool was_in = in_tree(r, m);
 
 	rel(m, a, sizeof(a));
+	if (victim && victim != m && !m->dir && !victim->dir && m->ino &&
+	    victim->ino == m->ino && mnt_of(to) == mnt_of(m->parent)) {
+		/*
+		 * -Y: two hard links of one file.  rename(2) does nothing
+		 * then, and says so with success (vfs_rename(): source ==
+		 * target), and no event is made.
+		 */
+		rel(victim, b, sizeof(b));
+		if (renameat(r->basefd, a, r->basefd, b))
+			fs_fail(r, "rename", a);
+		note(r, "mv %s %s   # hard links of one file: nothing happens", a, b);
+		return;
+	}
 	r->tick++;
 	unrecord(r, m);
 	if (victim && victim != m) {
@@ -2860,7 +2877,14 @@ static void check(struct run *r, const char *when)
 		 * for the tree, a missing event is what it announced (and
 		 * counted): only extra or wrong ones diverge.
 		 */
-		if (r->limited && pr->n_tree < pr->want_tree) {
+		/*
+		 * A tree the library said is lost (INOFD_EVF_LOST: its root
+		 * cannot be found, e.g. renames above it with no chain of
+		 * watches, -L's EMFILE) adds no new directory from then on
+		 * (inofd_watch_tree_at(3)): the same.
+		 */
+		if ((r->limited || r->tree_lost) &&
+		    pr->n_tree < pr->want_tree) {
 			r->excused++;
 			pr->want_tree = pr->n_tree;
 		}
@@ -3511,7 +3535,15 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		if (r->failed)
 			goto done;
 	}
-	if (r->umnt) {
+	if (r->umnt && r->mounts_unseen) {
+		/*
+		 * -U, but the library said it has no mount table: the mount
+		 * holding the root going is not seen (inofd_watch_tree_at(3)),
+		 * so it stays, and the run ends as without -U (counted and
+		 * printed with the runs that made no more mounts).
+		 */
+		note(r, "# -U: BASE stays mounted: the library has no mount table (-EOPNOTSUPP)");
+	} else if (r->umnt) {
 		umnt_end(r);
 		goto done;
 	}
@@ -3577,7 +3609,7 @@ done:
 		       r->rescans, wb,
 		       r->stale_flagged ? ", paths flagged stale after a loss" : "",
 		       r->ntolerated ? ", divergences tolerated (-x)" : "",
-		       r->mounts_unseen ? ", no mounts made: the library has no mount table (-EOPNOTSUPP)" : "",
+		       r->mounts_unseen ? ", no mounts or umounts made: the library has no mount table (-EOPNOTSUPP)" : "",
 		       r->refused ? ", watch_tree refused under -L (not a pass of the run)" :
 		       r->limited ? ", a limit reported by the library (-L)" : "",
 		       (feat & F_MOUNTS) && !r->can_mount &&
@@ -3611,6 +3643,12 @@ static void umnt_end(struct run *r)
 	     r->umnt == 1 ? "a tmpfs" : "a bind mount of BASE.src");
 	close(r->basefd);
 	r->basefd = -1;
+	/* -W: the writers' directories outside the tree are on it too */
+	for (ret = 0; ret < r->nwr; ret++)
+		if (r->wr[ret].xfd > 0) {
+			close(r->wr[ret].xfd);
+			r->wr[ret].xfd = -1;
+		}
 	r->regs[0].ended = true;	/* its IN_IGNORED may come now */
 	if (umount2(r->base, r->umnt_lazy ? MNT_DETACH : 0))
 		die("umount BASE");
@@ -3824,7 +3862,7 @@ int main(int argc, char **argv)
 	printf("oracle: %llu seed(s) x %d ops, backend %s%s%s: %llu failing run(s)\n",
 	       seeds, cf.nops, be, featargs()[0] ? " " : "", featargs(), fails);
 	if (unseen_mounts)
-		printf("oracle: %lu run(s) made no more mounts after the library said it has no mount table (-EOPNOTSUPP)\n",
+		printf("oracle: %lu run(s) made no more mounts (-M) and kept BASE mounted (-U) after the library said it has no mount table (-EOPNOTSUPP)\n",
 		       unseen_mounts);
 	if (skipped_mounts)
 		printf("oracle: SKIPPED the mounts of -M in %lu run(s): cannot mount here (no root, no user namespace)\n",
