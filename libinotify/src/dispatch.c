@@ -306,7 +306,7 @@ static int moved_it(const struct inofd *in, const struct inofd__mem *d,
 	if (!d)
 		return -1;
 	if (d->kw->wd == in->id_moved)
-		return 1;	/* told by identity (pair_by_identity()) */
+		return 1;	/* told by identity (a half by_id) */
 	b = ahead_on(in, d->kw->wd, MOVED_BITS, from_wd, to_wd);
 	return b > 0 ? 1 : (int)b;
 }
@@ -591,7 +591,13 @@ out:
 static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		     uint32_t cookie, const char *name)
 {
-	moved_to_p(in, kw, mask, cookie, name, inofd__pend_take(in, cookie));
+	struct inofd__pend *p = inofd__pend_take(in, cookie);
+	int was = in->id_moved;
+
+	if (p && p->by_id)
+		in->id_moved = p->self;	/* moved: told by identity */
+	moved_to_p(in, kw, mask, cookie, name, p);
+	in->id_moved = was;
 }
 
 /*
@@ -956,6 +962,29 @@ static bool from_between(const char *b, const char *end, uint32_t cookie)
 }
 
 /*
+ * Is name in directory wd in a record from b to end?  Then what has the
+ * name now may have come after the TO that named it first (oracle seed
+ * 133012 -W -N -C on fanotify: a directory moved in under a name that
+ * was renamed away and taken again by the half's directory).
+ */
+static bool name_after(const char *b, const char *end, int wd,
+		       const char *name)
+{
+	while ((size_t)(end - b) >= sizeof(struct inotify_event)) {
+		struct inotify_event h;
+		const char *n = b + sizeof(h);
+
+		memcpy(&h, b, sizeof(h));
+		if (h.len > (size_t)(end - b) - sizeof(h))
+			break;
+		b += sizeof(h) + h.len;
+		if (h.wd == wd && h.mask && h.len && !strcmp(n, name))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Is nothing among the records from b to end about d's subtree (d's own
  * IN_MOVE_SELF apart), about name in directory from_wd (the half's
  * source) or about to_name in to_wd (where the TO puts it)?  Then where
@@ -1000,7 +1029,8 @@ static bool quiet_between(const struct inofd *in, const char *b,
  * watched one: an IN_MOVED_TO ahead whose IN_MOVED_FROM was never queued
  * (the source was the unwatched directory).  If the entry that TO names
  * is p's directory now, by identity, the two records are one move within
- * the tree.  The TO found, or NULL.
+ * the tree: the half waits for that TO as its partner (by_id), and the
+ * pair is applied there.  The TO found, or NULL.
  */
 static const char *identity_to_ahead(struct inofd *in,
 				     const struct inofd__pend *p)
@@ -1022,10 +1052,20 @@ static const char *identity_to_ahead(struct inofd *in,
 			break;
 		if (h.mask & IN_Q_OVERFLOW)
 			return NULL;
+		/*
+		 * Not back where it left (the same name in the same
+		 * directory): one event cannot be the departure, at the
+		 * FROM's place, and the arrival, after what happened
+		 * meanwhile (oracle seed 121006 -N -C, [order]); it stays a
+		 * move-out and a move-in.
+		 */
 		if ((h.mask & (IN_MOVED_TO | IN_ISDIR)) ==
 		    (IN_MOVED_TO | IN_ISDIR) && !(h.mask & NOT_A_TO) &&
 		    h.len && name[0] && !inofd__pend_find(in, h.cookie) &&
+		    (h.wd != p->wd || strcmp(name, p->name)) &&
 		    !from_between(in->rest, b, h.cookie) &&
+		    !name_after(b + sizeof(h) + h.len, in->rest_end, h.wd,
+				name) &&
 		    (kw = inofd__kw_find(in, h.wd)))
 			for (t = kw->mems; t; t = t->kwnext)
 				if (t->kind == INOFD__MEM_NODE &&
@@ -1037,31 +1077,6 @@ static const char *identity_to_ahead(struct inofd *in,
 		b += sizeof(h) + h.len;
 	}
 	return NULL;
-}
-
-/*
- * Half p (taken) and the TO at at that identity_to_ahead() found: one
- * rename, applied now, at the half's place, as pair_ahead() does.
- */
-static void pair_by_identity(struct inofd *in, struct inofd__pend *p,
-			     const char *at)
-{
-	struct inotify_event h, gone;
-	const char *name = at + sizeof(h);
-	struct inofd__kw *kw;
-	uint64_t pos = in->cur_pos;
-
-	memcpy(&h, at, sizeof(h));
-	gone = h;
-	gone.wd = -1;
-	gone.mask = 0;
-	memcpy((char *)at, &gone, sizeof(gone));
-	kw = inofd__kw_find(in, h.wd);
-	in->cur_pos = pos + (uint64_t)(at - in->rec);
-	in->id_moved = p->self;
-	moved_to_p(in, kw, h.mask, h.cookie, name, p);
-	in->id_moved = -1;
-	in->cur_pos = pos;
 }
 
 /*
@@ -1143,6 +1158,22 @@ again:
 		 * the held records got its later path: a false path).
 		 */
 		self_rec = kw->wd == p->self && (mask & MOVED_BITS);
+		if (self_rec && p->by_id)
+			continue;	/* its TO is ahead: it waits for it */
+		if (self_rec && (at = identity_to_ahead(in, p))) {
+			struct inotify_event h;
+
+			/*
+			 * It went through a directory not watched (yet):
+			 * the TO ahead that put it back in the tree is its
+			 * partner, applied where it is, as a rename
+			 * (identity_to_ahead(), oracle seed 93079).
+			 */
+			memcpy(&h, at, sizeof(h));
+			inofd__pend_rekey(in, p, h.cookie);
+			p->by_id = true;
+			continue;
+		}
 		if (self_rec)
 			goto out;
 		switch (ahead(in, p, &at)) {
@@ -1165,23 +1196,11 @@ again:
 			break;
 		}
 out:
-		/*
-		 * No partner will come, or its time is up: it moved out,
-		 * unless it is found, by identity, where a TO ahead with no
-		 * FROM of its own put it (it went through a directory not
-		 * watched yet: identity_to_ahead(), oracle seed 93079).
-		 */
+		/* no partner will come, or its time is up: it moved out */
 		p = inofd__pend_take(in, p->cookie);
 		if (p) {
-			const char *to = self_rec ? identity_to_ahead(in, p) :
-					 NULL;
-
-			if (to) {
-				pair_by_identity(in, p, to);
-			} else {
-				moved_out(in, p);
-				inofd__pend_put(in, p);
-			}
+			moved_out(in, p);
+			inofd__pend_put(in, p);
 		}
 		goto again;
 	}

@@ -469,6 +469,7 @@ struct inofd__pend *inofd__pend_add(struct inofd *in, struct inofd__kw *kw,
 	snprintf(p->name, sizeof(p->name), "%s", name ? name : "");
 	p->nsrc = 0;
 	p->self = -1;
+	p->by_id = false;
 	p->plen = 0;
 	for (m = kw->mems; m; m = m->kwnext)
 		if (m->kind != INOFD__MEM_PARENT)
@@ -506,6 +507,21 @@ static void pend_unlink(struct inofd *in, struct inofd__pend *p)
 	else
 		in->plast = p->tprev;
 	in->npend--;
+}
+
+void inofd__pend_rekey(struct inofd *in, struct inofd__pend *p,
+		       uint32_t cookie)
+{
+	struct inofd__pend **pp;
+
+	for (pp = &in->cookies[bucket(p->cookie)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == p) {
+			*pp = p->hnext;
+			break;
+		}
+	p->cookie = cookie;
+	p->hnext = in->cookies[bucket(cookie)];
+	in->cookies[bucket(cookie)] = p;
 }
 
 struct inofd__pend *inofd__pend_take(struct inofd *in, uint32_t cookie)

@@ -71,6 +71,9 @@ INOFD__HIDDEN struct inofd__mem *inofd__pend_node(const struct inofd *in,
 /* The pending half of cookie, or NULL. */
 INOFD__HIDDEN const struct inofd__pend *inofd__pend_find(const struct inofd *in,
 							 uint32_t cookie);
+/* Half p waits for the record of another cookie from now on. */
+INOFD__HIDDEN void inofd__pend_rekey(struct inofd *in, struct inofd__pend *p,
+				     uint32_t cookie);
 INOFD__HIDDEN struct inofd__pend *inofd__pend_take(struct inofd *in,
 						   uint32_t cookie);
 /* The oldest pending half if it is due at now (any if now is 0). */

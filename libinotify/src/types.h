@@ -321,6 +321,10 @@ struct inofd__pend {
 	 * IN_MOVE_SELF with no IN_MOVED_TO before it says the partner
 	 * will not come (fsnotify_move() queues FROM, TO, MOVE_SELF) */
 	int			self;
+	bool			by_id;		/* its partner is a TO of
+						 * another cookie that put
+						 * self where it names
+						 * (dispatch.c) */
 	char			*paths;
 	size_t			pcap, plen;
 };
