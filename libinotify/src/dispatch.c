@@ -947,18 +947,23 @@ static void pair_ahead(struct inofd *in, const char *at)
 	in->cur_pos = pos;
 }
 
-/* Is there an IN_MOVED_FROM of cookie among the records from b to end? */
-static bool from_between(const char *b, const char *end, uint32_t cookie)
+/*
+ * The record at *b, before end, into *h (fed bytes: any alignment), and
+ * *b past it; its name, or NULL at the end or at a torn record.
+ */
+static const char *rec_step(const char **b, const char *end,
+			    struct inotify_event *h)
 {
-	while ((size_t)(end - b) >= sizeof(struct inotify_event)) {
-		struct inotify_event h;
+	const char *name;
 
-		memcpy(&h, b, sizeof(h));
-		if ((h.mask & IN_MOVED_FROM) && h.cookie == cookie)
-			return true;
-		b += sizeof(h) + h.len;
-	}
-	return false;
+	if (!*b || (size_t)(end - *b) < sizeof(*h))
+		return NULL;
+	memcpy(h, *b, sizeof(*h));
+	if (h->len > (size_t)(end - *b) - sizeof(*h))
+		return NULL;
+	name = *b + sizeof(*h);
+	*b = name + h->len;
+	return name;
 }
 
 /*
@@ -970,39 +975,36 @@ static bool from_between(const char *b, const char *end, uint32_t cookie)
 static bool name_after(const char *b, const char *end, int wd,
 		       const char *name)
 {
-	while ((size_t)(end - b) >= sizeof(struct inotify_event)) {
-		struct inotify_event h;
-		const char *n = b + sizeof(h);
+	struct inotify_event h;
+	const char *n;
 
-		memcpy(&h, b, sizeof(h));
-		if (h.len > (size_t)(end - b) - sizeof(h))
-			break;
-		b += sizeof(h) + h.len;
+	while ((n = rec_step(&b, end, &h)))
 		if (h.wd == wd && h.mask && h.len && !strcmp(n, name))
 			return true;
-	}
 	return false;
 }
 
 /*
- * Is nothing among the records from b to end about d's subtree (d's own
- * IN_MOVE_SELF apart), about name in directory from_wd (the half's
- * source) or about to_name in to_wd (where the TO puts it)?  Then where
- * the directory was meanwhile changes nothing a caller sees.
+ * Is nothing among the records from b to end the FROM of the TO's
+ * cookie (then the two are a pair), about d's subtree (d's own
+ * IN_MOVE_SELF apart), about the half's source name (p) or about to_name
+ * in to_wd (where the TO puts it)?  Then where the directory was
+ * meanwhile changes nothing a caller sees.
  */
 static bool quiet_between(const struct inofd *in, const char *b,
 			  const char *end, const struct inofd__kw *d,
-			  const struct inofd__pend *p, int to_wd,
-			  const char *to_name)
+			  const struct inofd__pend *p, uint32_t cookie,
+			  int to_wd, const char *to_name)
 {
-	while ((size_t)(end - b) >= sizeof(struct inotify_event)) {
-		struct inotify_event h;
-		const char *name = b + sizeof(h);
+	struct inotify_event h;
+	const char *name;
+
+	while ((name = rec_step(&b, end, &h))) {
 		const struct inofd__kw *kw;
 		const struct inofd__mem *m, *a;
 
-		memcpy(&h, b, sizeof(h));
-		b += sizeof(h) + h.len;
+		if ((h.mask & IN_MOVED_FROM) && h.cookie == cookie)
+			return false;
 		if (h.wd < 0 || !h.mask)
 			continue;
 		if (h.len && name[0] &&
@@ -1012,11 +1014,13 @@ static bool quiet_between(const struct inofd *in, const char *b,
 		if (h.wd == d->wd && !(h.mask & ~(uint32_t)MOVED_BITS))
 			continue;
 		kw = inofd__kw_find(in, h.wd);
-		for (m = kw ? kw->mems : NULL; m; m = m->kwnext)
-			for (a = m; m->kind == INOFD__MEM_NODE && a;
-			     a = a->parent)
+		for (m = kw ? kw->mems : NULL; m; m = m->kwnext) {
+			if (m->kind != INOFD__MEM_NODE)
+				continue;
+			for (a = m; a; a = a->parent)
 				if (a->kw == d)
 					return false;
+		}
 	}
 	return true;
 }
@@ -1035,21 +1039,17 @@ static bool quiet_between(const struct inofd *in, const char *b,
 static const char *identity_to_ahead(struct inofd *in,
 				     const struct inofd__pend *p)
 {
-	const char *b = in->rest;
+	const char *b = in->rest, *at = b, *name;
+	struct inotify_event h;
 	struct inofd__kw *d;
 
 	if (!(p->mask & IN_ISDIR) || p->self < 0 ||
 	    !(d = inofd__kw_find(in, p->self)))
 		return NULL;
-	while (b && (size_t)(in->rest_end - b) >= sizeof(struct inotify_event)) {
-		struct inotify_event h;
-		const char *name = b + sizeof(h);
+	for (; (name = rec_step(&b, in->rest_end, &h)); at = b) {
 		struct inofd__kw *kw;
 		struct inofd__mem *t;
 
-		memcpy(&h, b, sizeof(h));	/* fed bytes: any alignment */
-		if (h.len > (size_t)(in->rest_end - b) - sizeof(h))
-			break;
 		if (h.mask & IN_Q_OVERFLOW)
 			return NULL;
 		/*
@@ -1063,18 +1063,15 @@ static const char *identity_to_ahead(struct inofd *in,
 		    (IN_MOVED_TO | IN_ISDIR) && !(h.mask & NOT_A_TO) &&
 		    h.len && name[0] && !inofd__pend_find(in, h.cookie) &&
 		    (h.wd != p->wd || strcmp(name, p->name)) &&
-		    !from_between(in->rest, b, h.cookie) &&
-		    !name_after(b + sizeof(h) + h.len, in->rest_end, h.wd,
-				name) &&
+		    !name_after(b, in->rest_end, h.wd, name) &&
 		    (kw = inofd__kw_find(in, h.wd)))
 			for (t = kw->mems; t; t = t->kwnext)
 				if (t->kind == INOFD__MEM_NODE &&
 				    inofd__mem_of(d, t->reg) &&
-				    quiet_between(in, in->rest, b, d, p, h.wd,
-						  name) &&
+				    quiet_between(in, in->rest, at, d, p,
+						  h.cookie, h.wd, name) &&
 				    inofd__tree_entry_is(in, t, name, d))
-					return b;
-		b += sizeof(h) + h.len;
+					return at;
 	}
 	return NULL;
 }
