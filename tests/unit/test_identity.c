@@ -499,6 +499,59 @@ static void identity_through_unwatched_dir(void **state)
 	probe(f, "t/n", "y", true);
 }
 
+/*
+ * Issue 26: a directory (n3/n3) renamed into one that had left the tree
+ * through a directory made in the same batch, not watched yet, and come
+ * back: that directory's watch went with the move out, so the rename's TO
+ * is on a removed watch, and n3/n3 is a move out, found again by the walk
+ * as new where it is now (DESIGN.md, "a record on a watch the library
+ * removed").  Never silently gone: whatever the events say, it is there in
+ * them, with its file's deletion or without the file, and it is watched.
+ */
+static void identity_into_come_back(void **state)
+{
+	struct fx *f = *state;
+	int i, out, at = -1, z = -1;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/n3"));
+	mkdirp(P(f, "t/n3/n5"));
+	mkdirp(P(f, "t/n3/n5/n0"));
+	mkdirp(P(f, "t/n3/n5/n0/n5"));
+	mkdirp(P(f, "t/n3/n5/n0/n5/n4"));
+	mkdirp(P(f, "t/n3/n3"));
+	mkdirp(P(f, "t/n4"));
+	mkdirp(P(f, "t/n4/n1"));
+	mkdirp(P(f, "t/d"));
+	mkfile(P(f, "t/n4/n1/z"));
+	assert_true(tree_in(f, P(f, "t")) >= 0);
+	/* n3/n5 into a new directory, and its n0/n5 back: a MOVE_IN */
+	mkdirp(P(f, "t/n3/n3/u"));
+	assert_int_equal(rename(P(f, "t/n3/n5"), P(f, "t/n3/n3/u/n5")), 0);
+	assert_int_equal(rename(P(f, "t/n3/n3/u/n5/n0/n5"), P(f, "t/d/n4")),
+			 0);
+	/* n3/n3, holding n4/n1 now, into that n5's n4, which moves on */
+	assert_int_equal(rename(P(f, "t/n4/n1"), P(f, "t/n3/n3/n0")), 0);
+	assert_int_equal(rename(P(f, "t/n3/n3"), P(f, "t/d/n4/n4/n2")), 0);
+	assert_int_equal(rename(P(f, "t/d/n4/n4"), P(f, "t/n3/n2")), 0);
+	assert_int_equal(unlink(P(f, "t/n3/n2/n2/n0/z")), 0);
+	drain(f, 50);
+	out = find(f, INOFD_EV_MOVE_OUT, 0, "n3");
+	for (i = 0; i < f->n; i++) {
+		if (!strcmp(f->r[i].path, P(f, "t/n3/n2/n2/n0")))
+			at = i;
+		if (!strcmp(f->r[i].name, "z") && i > at)
+			z = i;
+	}
+	/* after it left, it is reported where it is now, without z */
+	if (at < 0 || (out >= 0 && at < out) || z > at) {
+		dump(f);
+		fail_msg("n3/n3/n0 not reported where it is now");
+	}
+	probe(f, "t/n3/n2/n2/n0", "x", true);
+	probe(f, "t/n3/n2", "y", true);
+}
+
 DEFINE_TESTS(identity,
 	T(identity_moveout_holds_node),
 	T(identity_root_path_normalised),
@@ -511,4 +564,5 @@ DEFINE_TESTS(identity,
 	T(identity_root_out_and_back),
 	T(identity_root_rename_nomem),
 	T(identity_through_unwatched_dir),
+	T(identity_into_come_back),
 )
