@@ -214,6 +214,25 @@ static void moved_from(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 }
 
 /*
+ * The record at *b, before end, into *h (fed bytes: any alignment), and
+ * *b past it; its name, or NULL at the end or at a torn record.
+ */
+static const char *rec_step(const char **b, const char *end,
+			    struct inotify_event *h)
+{
+	const char *name;
+
+	if (!*b || (size_t)(end - *b) < sizeof(*h))
+		return NULL;
+	memcpy(h, *b, sizeof(*h));
+	if (h->len > (size_t)(end - *b) - sizeof(*h))
+		return NULL;
+	name = *b + sizeof(*h);
+	*b = name + h->len;
+	return name;
+}
+
+/*
  * Exchanges (renameat2(RENAME_EXCHANGE); DESIGN.md, "Exchanges").  The
  * kernel reports one as two renames, each with its cookie, one after the
  * other under the same locks:
@@ -235,14 +254,9 @@ static int64_t ahead_on(const struct inofd *in, int wd, uint32_t mask,
 			int stop1, int stop2)
 {
 	const char *b = in->rest;
+	struct inotify_event h;
 
-	while (b && (size_t)(in->rest_end - b) >= sizeof(struct inotify_event)) {
-		struct inotify_event h;		/* fed bytes: any alignment */
-
-		memcpy(&h, b, sizeof(h));
-		if ((size_t)(in->rest_end - b) - sizeof(h) < h.len)
-			break;
-		b += sizeof(h) + h.len;
+	while (rec_step(&b, in->rest_end, &h)) {
 		if (h.mask & IN_Q_OVERFLOW)
 			return -2;
 		if (h.wd == wd && (h.mask & mask))
@@ -646,22 +660,19 @@ static void self_moved(struct inofd *in, int wd)
 static size_t anc_moves_ahead(const struct inofd *in, struct inofd__mv *v,
 			      size_t max, bool *loss)
 {
-	const char *b = in->rest;
+	const char *b = in->rest, *name;
+	struct inotify_event h;
 	size_t n = 0;
 
 	*loss = false;
-	while (b && (size_t)(in->rest_end - b) >= sizeof(struct inotify_event)) {
-		struct inotify_event h, *e = &h;	/* fed bytes: any alignment */
-		const char *name = b + sizeof(h);
+	while ((name = rec_step(&b, in->rest_end, &h))) {
 		const struct inofd__kw *kw;
 		const struct inofd__mem *m;
 
-		memcpy(&h, b, sizeof(h));
-		b += sizeof(*e) + e->len;
-		if (e->mask & IN_Q_OVERFLOW)
+		if (h.mask & IN_Q_OVERFLOW)
 			*loss = true;
-		if (!(e->mask & (IN_MOVED_FROM | IN_MOVED_TO)) || !e->len ||
-		    !(kw = inofd__kw_find(in, e->wd)))
+		if (!(h.mask & (IN_MOVED_FROM | IN_MOVED_TO)) || !h.len ||
+		    !(kw = inofd__kw_find(in, h.wd)))
 			continue;
 		for (m = kw->mems; m; m = m->kwnext)
 			if (m->kind == INOFD__MEM_PARENT)
@@ -669,8 +680,8 @@ static size_t anc_moves_ahead(const struct inofd *in, struct inofd__mv *v,
 		if (!m)
 			continue;
 		if (n < max)
-			v[n] = (struct inofd__mv){ .wd = e->wd, .mask = e->mask,
-						   .cookie = e->cookie,
+			v[n] = (struct inofd__mv){ .wd = h.wd, .mask = h.mask,
+						   .cookie = h.cookie,
 						   .name = name };
 		n++;
 	}
@@ -893,24 +904,20 @@ enum { AHEAD_NONE, AHEAD_TO, AHEAD_OUT };
 static int ahead(const struct inofd *in, const struct inofd__pend *p,
 		 const char **at)
 {
-	const char *b = in->rest;
+	const char *b = in->rest, *rec = b;
+	struct inotify_event h;
 
-	while (b && (size_t)(in->rest_end - b) >= sizeof(struct inotify_event)) {
-		struct inotify_event h;
-
-		memcpy(&h, b, sizeof(h));	/* fed bytes: any alignment */
-		if (h.len > (size_t)(in->rest_end - b) - sizeof(h))
-			break;		/* torn: parse() says so */
+	/* a torn record ends it: parse() says so */
+	for (; rec_step(&b, in->rest_end, &h); rec = b) {
 		if (h.mask & IN_Q_OVERFLOW)
 			return AHEAD_OUT;
 		if ((h.mask & IN_MOVED_TO) && !(h.mask & NOT_A_TO) &&
 		    h.cookie == p->cookie) {
-			*at = b;
+			*at = rec;
 			return AHEAD_TO;
 		}
 		if ((h.mask & MOVED_BITS) && p->self >= 0 && h.wd == p->self)
 			return AHEAD_OUT;
-		b += sizeof(h) + h.len;
 	}
 	return AHEAD_NONE;
 }
@@ -945,25 +952,6 @@ static void pair_ahead(struct inofd *in, const char *at)
 		}
 	}
 	in->cur_pos = pos;
-}
-
-/*
- * The record at *b, before end, into *h (fed bytes: any alignment), and
- * *b past it; its name, or NULL at the end or at a torn record.
- */
-static const char *rec_step(const char **b, const char *end,
-			    struct inotify_event *h)
-{
-	const char *name;
-
-	if (!*b || (size_t)(end - *b) < sizeof(*h))
-		return NULL;
-	memcpy(h, *b, sizeof(*h));
-	if (h->len > (size_t)(end - *b) - sizeof(*h))
-		return NULL;
-	name = *b + sizeof(*h);
-	*b = name + h->len;
-	return name;
 }
 
 /*

@@ -489,7 +489,8 @@ struct inofd__pend *inofd__pend_add(struct inofd *in, struct inofd__kw *kw,
 	return p;
 }
 
-static void pend_unlink(struct inofd *in, struct inofd__pend *p)
+/* p out of its cookie's bucket */
+static void bucket_unlink(struct inofd *in, struct inofd__pend *p)
 {
 	struct inofd__pend **pp;
 
@@ -498,6 +499,11 @@ static void pend_unlink(struct inofd *in, struct inofd__pend *p)
 			*pp = p->hnext;
 			break;
 		}
+}
+
+static void pend_unlink(struct inofd *in, struct inofd__pend *p)
+{
+	bucket_unlink(in, p);
 	if (p->tprev)
 		p->tprev->tnext = p->tnext;
 	else
@@ -512,13 +518,7 @@ static void pend_unlink(struct inofd *in, struct inofd__pend *p)
 void inofd__pend_rekey(struct inofd *in, struct inofd__pend *p,
 		       uint32_t cookie)
 {
-	struct inofd__pend **pp;
-
-	for (pp = &in->cookies[bucket(p->cookie)]; *pp; pp = &(*pp)->hnext)
-		if (*pp == p) {
-			*pp = p->hnext;
-			break;
-		}
+	bucket_unlink(in, p);
 	p->cookie = cookie;
 	p->hnext = in->cookies[bucket(cookie)];
 	in->cookies[bucket(cookie)] = p;

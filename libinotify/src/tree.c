@@ -1694,9 +1694,11 @@ void inofd__tree_link_parent(struct inofd *in, struct inofd__reg *r, int rootfd)
 	/* the parent by name must hold the root under that name */
 	pfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0) {
+		int err = res_err(errno, 0);
+
 		/* out of descriptors or memory: no chain, and said so */
-		if (res_err(errno, 0))
-			chain_failed(in, r, res_err(errno, 0));
+		if (err)
+			chain_failed(in, r, err);
 		goto out;
 	}
 	if (fstat(pfd, &pst) < 0 || fstat(rootfd, &rst) < 0 ||
