@@ -1681,6 +1681,26 @@ static int read_held(struct inofd *in)
 	return read_backlog(in, false);
 }
 
+/*
+ * Is the record held (halves_first()) half p's partner, its TO?  Then p is
+ * not settled by its deadline: the parse goes on from that record, decides
+ * the halves it waited for, and pairs it with p.  Settled here, p was a
+ * MOVE_OUT and its TO a MOVE_IN, its subtree's watches dropped (oracle
+ * seed 96061 -W -N -C on fanotify, under load: a TO onto the name of a
+ * directory that had moved out unwatched waited for that half's deadline,
+ * and its own half, read with it, was due by then too).
+ */
+static bool held_partner(const struct inofd *in, const struct inofd__pend *p)
+{
+	const char *b = in->scur;
+	struct inotify_event h;
+
+	if (!in->held || !rec_step(&b, in->send, &h))
+		return false;
+	return (h.mask & IN_MOVED_TO) && !(h.mask & NOT_A_TO) &&
+	       h.cookie == p->cookie;
+}
+
 /* After a batch: due halves and windows, crawls, walk steps, rescans. */
 static int settle(struct inofd *in)
 {
@@ -1692,7 +1712,8 @@ static int settle(struct inofd *in)
 	 * records still unread (in->more), its partner may be the next one,
 	 * and the next record settles it either way.
 	 */
-	while (!in->more && (p = inofd__pend_due(in, now))) {
+	while (!in->more && in->pfirst && !held_partner(in, in->pfirst) &&
+	       (p = inofd__pend_due(in, now))) {
 		moved_out(in, p);
 		inofd__pend_put(in, p);
 	}

@@ -552,6 +552,40 @@ static void identity_into_come_back(void **state)
 	probe(f, "t/n3/n2", "y", true);
 }
 
+/*
+ * Issue 26: a rename onto the name of a directory that moved out unwatched
+ * (made in the same batch: no IN_MOVE_SELF can say where it went) waits
+ * for that half's deadline; its own half, read with it, is due by then
+ * too, and was settled as a move out before the held TO was applied: a
+ * MOVE_OUT and a MOVE_IN, the subtree's watches dropped (oracle seed
+ * 96061 -W -N -C on fanotify, under load).  One rename.
+ */
+static void identity_held_to_keeps_half(void **state)
+{
+	struct fx *f = *state;
+	int i;
+
+	mkdirp(P(f, "t"));
+	mkdirp(P(f, "t/n2"));
+	mkdirp(P(f, "t/n2/c"));
+	mkdirp(P(f, "out"));
+	assert_true(tree_in(f, P(f, "t")) >= 0);
+	mkdirp(P(f, "t/n4"));
+	assert_int_equal(rename(P(f, "t/n4"), P(f, "out/n4")), 0);
+	assert_int_equal(rename(P(f, "t/n2"), P(f, "t/n4")), 0);
+	/* the records are read, the TO held; both halves' deadlines pass */
+	assert_true(inofd_read(f->in) >= 0);
+	usleep(300000);
+	drain(f, 50);
+	i = find(f, INOFD_EV_RENAME, 0, "n4");
+	if (i < 0 || find(f, INOFD_EV_MOVE_OUT, 0, "n2") >= 0) {
+		dump(f);
+		fail_msg("t/n2 -> t/n4 not one rename");
+	}
+	assert_string_equal(f->r[i].from_path, P(f, "t/n2"));
+	probe(f, "t/n4/c", "x", true);
+}
+
 DEFINE_TESTS(identity,
 	T(identity_moveout_holds_node),
 	T(identity_root_path_normalised),
@@ -565,4 +599,5 @@ DEFINE_TESTS(identity,
 	T(identity_root_rename_nomem),
 	T(identity_through_unwatched_dir),
 	T(identity_into_come_back),
+	T(identity_held_to_keeps_half),
 )
