@@ -1258,16 +1258,27 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 		/*
 		 * An end put late, or alone after a loss a rename back may
 		 * hide (types.h): where it was, or is, is not known.  Alone,
-		 * not for a root: the loss found the roots by inode
-		 * (roots_check()), and the crawl finds the other nodes.
+		 * for a root or a directory above one: the loss found the
+		 * root by inode (roots_check()), but a rename there and back
+		 * leaves the path as it was, and the records after the loss
+		 * may be from before the rename back: the tree is unsure,
+		 * its events flagged, until they are parsed (oracle seed
+		 * 180053 -N -C -E on fanotify: a0 -> a1 -> a0 -> a1 -> a0
+		 * above the root read as a0 -> a1 -> a0, a rename in the tree
+		 * at a1 reported under a0, unflagged).  The crawl finds the
+		 * other nodes.
 		 */
 		for (m = kw->mems; m; m = m->kwnext) {
-			if (m->kind != INOFD__MEM_NODE)
-				continue;
-			if (m->parent)
+			if (m->kind == INOFD__MEM_NODE && m->parent) {
 				m->moving = true;
-			else if (mask & ~INOFD__LATE)
+			} else if (m->kind == INOFD__MEM_NODE &&
+				   (mask & ~INOFD__LATE)) {
 				m->reg->moving = true;
+			} else if (m->kind == INOFD__MEM_NODE ||
+				   m->kind == INOFD__MEM_PARENT) {
+				m->reg->unsure = true;
+				in->unsure = true;
+			}
 		}
 		inofd__paths_changed(in);
 		mask &= ~INOFD__LATE;

@@ -455,6 +455,46 @@ static void fan_auto_order(void **state)
 			-EINVAL);
 }
 
+/*
+ * The same merge above a tree's root: a -> a1, a1 -> a, a -> a1, a file
+ * made and deleted in the tree, a1 -> a, read as a -> a1, a1 -> a.  The
+ * root is found by inode where it was (a/p/t), so the file's events must
+ * say their path may be stale: unflagged, a/p/t/f names a path that never
+ * was (oracle seed 180053 -N -C -E).
+ */
+static void fan_merged_renames_above_root(void **state)
+{
+	struct fx *f = *state;
+	INOFD_TREE_OPTS(to, .data = "tree");
+	int i, n = 0;
+
+	FAN_OR_SKIP(f);
+	mkdirp(P(f, "a"));
+	mkdirp(P(f, "a/p"));
+	mkdirp(P(f, "a/p/t"));
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "a/p/t"),
+					IN_CREATE | IN_DELETE, &to) >= 0);
+	assert_int_equal(rename(P(f, "a"), P(f, "a1")), 0);
+	assert_int_equal(rename(P(f, "a1"), P(f, "a")), 0);
+	assert_int_equal(rename(P(f, "a"), P(f, "a1")), 0);
+	mkfile(P(f, "a1/p/t/f"));
+	assert_int_equal(unlink(P(f, "a1/p/t/f")), 0);
+	assert_int_equal(rename(P(f, "a1"), P(f, "a")), 0);
+	drain(f, 50);
+	for (i = 0; i < f->n; i++) {
+		if (strcmp(f->r[i].name, "f"))
+			continue;
+		n++;
+		if (!strcmp(f->r[i].path, P(f, "a/p/t/f")) &&
+		    !(f->r[i].flags & INOFD_EVF_STALE_PATH)) {
+			dump(f);
+			fail_msg("a/p/t/f, unflagged: it never had that path");
+		}
+	}
+	assert_int_equal(n, 2);
+	assert_true(find(f, INOFD_EV_RESCAN, 0, NULL) >= 0);
+}
+
 DEFINE_TESTS(fanotify,
 	TN(fan_flat),
 	TN(fan_move_out_in),
@@ -464,6 +504,7 @@ DEFINE_TESTS(fanotify,
 	TN(fan_unwatch),
 	TN(fan_birth),
 	TN(fan_merged_renames),
+	TN(fan_merged_renames_above_root),
 	TN(fan_merged_delete_self),
 	TN(fan_overflow),
 	TN(fan_limit_subdir_self),
