@@ -186,6 +186,8 @@ struct node {
 	unsigned long made;	/* -W: the step it was made in (or came
 				 * into the tree in); 0: before the first */
 	bool link;		/* -Y: a symlink (never written through) */
+	bool wwas;		/* -W: watched before the rename at hand
+				 * (watch_before()) */
 };
 
 /* one stretch of time during which an object held a path */
@@ -1571,6 +1573,36 @@ static void made_now(struct run *r, struct node *n)
 }
 
 /*
+ * -W, -X, -R: a rename can bring a directory into the watched part of the
+ * tree (out of an excluded name, or up within max_depth).  The library
+ * walks it after the batch, so it is not watched yet: for the writers'
+ * records it is as new as a directory made now, and so is what is renamed
+ * into it later in the step (landed(); oracle seed 158 -N -X -R -M -C -E
+ * -W -Y -U: a directory renamed into one that had just come within
+ * max_depth is a move out, found again by the walk).
+ */
+static void watch_before(struct run *r, struct node *n)
+{
+	int i;
+
+	n->wwas = in_tree(r, n) && watched(r, n);
+	for (i = 0; i < n->nkid; i++)
+		watch_before(r, n->kid[i]);
+}
+
+static void watch_after(struct run *r, struct node *n)
+{
+	int i;
+
+	if (n->dir && !n->wwas && in_tree(r, n) && watched(r, n)) {
+		made_now(r, n);
+		return;
+	}
+	for (i = 0; i < n->nkid; i++)
+		watch_after(r, n->kid[i]);
+}
+
+/*
  * -W: n was renamed into a directory made in this step, or below one: the
  * library has not walked it yet, so the kernel queues no IN_MOVED_TO and
  * n's half is a move out (DESIGN.md, "a half whose directory has no
@@ -1614,6 +1646,7 @@ static void move(struct run *r, struct node *m, struct node *to,
 		return;
 	}
 	r->tick++;
+	watch_before(r, m);
 	unrecord(r, m);
 	if (victim && victim != m) {
 		/* rename(2) onto an existing file or empty directory */
@@ -1634,6 +1667,7 @@ static void move(struct run *r, struct node *m, struct node *to,
 		made_now(r, m);
 	else
 		landed(r, m);
+	watch_after(r, m);
 }
 
 /*
@@ -1653,6 +1687,8 @@ static void exchange(struct run *r, struct node *x, struct node *y,
 		    RENAME_EXCHANGE))
 		fs_fail(r, "renameat2(RENAME_EXCHANGE)", a);
 	r->tick++;
+	watch_before(r, x);
+	watch_before(r, y);
 	unrecord(r, x);
 	unrecord(r, y);
 	node_unlink(x);
@@ -1669,6 +1705,8 @@ static void exchange(struct run *r, struct node *x, struct node *y,
 	mark_moved(r, y);
 	landed(r, x);
 	landed(r, y);
+	watch_after(r, x);
+	watch_after(r, y);
 }
 
 /* a directory of parent other than keep, else a new one (name 's'...) */
