@@ -598,6 +598,15 @@ static size_t went(struct inofd *in, int id, const char *old, struct item *v)
 				     name) > 0) {
 			v[n++] = (struct item){ .path = p, .id = id,
 						.here = false, .own = true };
+		} else if (r) {
+			/*
+			 * Where it was in tree r is not known any more (the
+			 * directory it was recorded under is not the tree's:
+			 * oracle seed 132 -N -X -R -M -C -E -W -Y -U, after a
+			 * loss and renames above the root): the directory it
+			 * uncovered is found by a crawl, and a RESCAN says so.
+			 */
+			in->rescan_due = in->crawl_due = true;
 		}
 		free(real);
 		unrecord(in, i);
