@@ -136,7 +136,7 @@ help:
 	@echo "make bench-report LOG=file OUT=dir   tables and plots from a bench log"
 	@echo "make harness-check   host tests of the harness (KVM probe fallback, progress filter, bench and peers reports)"
 	@echo "make sem-table   run tests/guest/sem_table (root and uid 65534), write docs/semantics-table.md"
-	@echo "make sem-table-check   DESIGN.md's copy of the semantics table equals docs/semantics-table.md"
+	@echo "make sem-table-check   docs/kernel.md's copy of the semantics table equals docs/semantics-table.md"
 	@echo "make bench-experiment EXP=experiments/X.patch   benchmark a kernel experiment on top of the series"
 	@echo "make bench-evpath   bench 1a.change on the fd series alone and with the event-path series (two boots)"
 	@echo "make bench-evpath-stages   the event path's cost per stage, in instructions (ACCEL=icount)"
@@ -597,9 +597,10 @@ checkpatch: $(STAMP)
 # and fanotify inode marks on the same scenarios, as root and uid 65534,
 # merged by scripts/sem-table.py into docs/semantics-table.md; LOG=file
 # extracts from an existing guest log instead of booting.
-# sem-table-check: DESIGN.md's copy equals that file, and so does the
+# sem-table-check: docs/kernel.md's copy equals that file, and so does the
 # table of the last guest-check log when it has one.
 SEM_DOC := docs/semantics-table.md
+SEM_COPY := docs/kernel.md
 sem-table: $(if $(LOG),,need kernel initramfs)
 	@$(if $(LOG),true,$(GUEST_ENV) scripts/run-guest.sh check $(BZIMAGE) $(INITRD) \
 		$(GB)/sem-table.log inofd.tests=sem_table); rc=$$?; \
@@ -607,7 +608,7 @@ sem-table: $(if $(LOG),,need kernel initramfs)
 	exit $$rc
 
 sem-table-check:
-	@scripts/sem-table.py check $(SEM_DOC) DESIGN.md \
+	@scripts/sem-table.py check $(SEM_DOC) $(SEM_COPY) \
 		$(if $(wildcard $(GB)/check.log),$(shell grep -q 'sem_table: begin' \
 			$(GB)/check.log 2>/dev/null && echo $(GB)/check.log))
 

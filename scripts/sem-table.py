@@ -11,7 +11,7 @@ sem_table prints one table per run (root, uid 65534) between
 prefixes each line with "# ".  extract merges the two: a cell that is the
 same for both users is given once, one that differs is given as
 "root: X; uid 65534: Y".  Nothing is typed in: every cell comes from the
-log.  COPY (DESIGN.md) holds the table between the lines
+log.  COPY (docs/kernel.md) holds the table between the lines
 "<!-- semantics-table begin -->" and "<!-- semantics-table end -->".
 """
 
