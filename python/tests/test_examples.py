@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The README's Python example runs as written (its one ```python block,
-as tests/unit does for the ```c one), and examples/watchdog-swap.py runs
+"""docs/python.md's example runs as written (its one ```python block, as
+tests/unit does for the README's ```c one), and examples/watchdog-swap.py runs
 with the swap and, that line removed, on watchdog's own observer."""
 import os
 import re
@@ -13,7 +13,7 @@ ENV = dict(os.environ, PYTHONPATH=os.path.join(TOP, "python"),
 
 
 def test_readme_example(tmp_path):
-    with open(os.path.join(TOP, "README.md")) as f:
+    with open(os.path.join(TOP, "docs", "python.md")) as f:
         blocks = re.findall(r"^```python\n(.*?)^```$", f.read(), re.M | re.S)
     assert len(blocks) == 1
     src = tmp_path / "readme_example.py"
