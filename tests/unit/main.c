@@ -19,6 +19,7 @@ TESTS(pool)
 TESTS(exchange)
 TESTS(sym)
 TESTS(truth)
+TESTS(ancestor)
 
 int main(void)
 {
@@ -40,6 +41,7 @@ int main(void)
 		{ exchange_tests, &exchange_ntests },
 		{ sym_tests, &sym_ntests },
 		{ truth_tests, &truth_ntests },
+		{ ancestor_tests, &ancestor_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
