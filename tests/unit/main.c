@@ -20,6 +20,7 @@ TESTS(exchange)
 TESTS(sym)
 TESTS(truth)
 TESTS(ancestor)
+TESTS(relink)
 
 int main(void)
 {
@@ -42,6 +43,7 @@ int main(void)
 		{ sym_tests, &sym_ntests },
 		{ truth_tests, &truth_ntests },
 		{ ancestor_tests, &ancestor_ntests },
+		{ relink_tests, &relink_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
