@@ -404,7 +404,6 @@ struct inofd {
 	long			(*getdents)(int fd, void *buf, size_t len);
 	unsigned int		walk_left;	/* entries left this run */
 	bool			walk_bounded;
-	bool			no_openat2;	/* ENOSYS/EPERM once */
 	bool			walk_fd_short;	/* EMFILE met: no descending */
 	bool			chain_short;	/* some tree's chain has holes */
 	int			walk_job;		/* current initial walk */
