@@ -21,6 +21,7 @@ TESTS(sym)
 TESTS(truth)
 TESTS(ancestor)
 TESTS(relink)
+TESTS(ns)
 
 int main(void)
 {
@@ -44,6 +45,7 @@ int main(void)
 		{ truth_tests, &truth_ntests },
 		{ ancestor_tests, &ancestor_ntests },
 		{ relink_tests, &relink_ntests },
+		{ ns_tests, &ns_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
