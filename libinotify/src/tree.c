@@ -179,6 +179,18 @@ static struct wctx ctx_of(const struct inofd__work *w)
 
 static bool chain_yield(struct inofd *in, struct inofd__reg *r);
 
+/* Is fd the root of a mount other than dfd's (or not known)? */
+static bool mount_root(int dfd, int fd)
+{
+	struct statx a, b;
+
+	if (statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) ||
+	    statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) ||
+	    !(a.stx_mask & b.stx_mask & STATX_MNT_ID))
+		return true;
+	return a.stx_mnt_id != b.stx_mnt_id;
+}
+
 /*
  * Watch entry name of directory dfd (tree node m).  0 when done or when
  * there is nothing to watch, -errno on failure.  With lfd, a directory to
@@ -222,6 +234,14 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 		/* a bind mount of an ancestor, or met twice in one crawl */
 		if (c == r->root || inofd__node_below(c, m) ||
 		    (w->crawl && c->gen == w->crawl))
+			goto out;
+		/* still where the tree has it: a second name, a bind
+		 * mount of it (mount --bind t/a t/b), not a move; the
+		 * name that is not a mount's root keeps it */
+		if ((c->parent != m || strcmp(c->name, name)) && c->parent &&
+		    c->name && !c->moving && !c->shadow &&
+		    inofd__tree_entry_is(in, c->parent, c->name, c->kw) &&
+		    mount_root(dfd, cfd))
 			goto out;
 		if (c->parent != m || strcmp(c->name, name)) {
 			/* ours, found elsewhere by a re-walk: it is here */
