@@ -158,7 +158,84 @@ static void ns_overlay_mixed_fs(void **state)
 	expect(*state, overlay_mixed);
 }
 
+static int created(const struct fx *f, const char *path)
+{
+	int i, n = 0;
+
+	for (i = 0; i < f->n; i++)
+		if (f->r[i].type == INOFD_EV_INOTIFY &&
+		    (f->r[i].mask & IN_CREATE) && !strcmp(f->r[i].path, path))
+			n++;
+	return n;
+}
+
+/*
+ * mount --bind r/aa-src r/zz-dst (after the watch, or before: before)
+ * then umount r/zz-dst: aa-src is watched still (again), and what is
+ * made there reported, once.
+ */
+static int bind_body(struct fx *f, bool before)
+{
+	MKD(P(f, "r"));
+	MKD(P(f, "r/aa-src"));
+	MKD(P(f, "r/aa-src/sub"));
+	MKD(P(f, "r/zz-dst"));
+	if (before)
+		CHECK(mount(P(f, "r/aa-src"), P(f, "r/zz-dst"), NULL, MS_BIND,
+			    NULL) == 0, 2);
+	CHECK(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "r"), IN_CREATE,
+				  NULL) >= 0, 3);
+	CHECK(PUMP(f->in) >= 0, 4);
+	if (!before)
+		CHECK(mount(P(f, "r/aa-src"), P(f, "r/zz-dst"), NULL, MS_BIND,
+			    NULL) == 0, 5);
+	CHECK(PUMP(f->in) >= 0, 6);
+	CHECK(umount(P(f, "r/zz-dst")) == 0, 7);
+	CHECK(PUMP(f->in) >= 0, 8);
+	f->n = 0;
+	MKF(P(f, "r/aa-src/F"));
+	MKF(P(f, "r/aa-src/sub/G"));
+	MKF(P(f, "r/zz-dst/H"));
+	CHECK(PUMP(f->in) >= 0, 9);
+	CHECK(created(f, P(f, "r/aa-src/F")) == 1, 10);
+	CHECK(created(f, P(f, "r/aa-src/sub/G")) == 1, 11);
+	CHECK(created(f, P(f, "r/zz-dst/H")) == 1, 12);
+	return 0;
+}
+
+static int bind_after(void *arg)
+{
+	struct fx *f = arg;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return 77;
+	return bind_body(f, false) ? (show(f), 1) : 0;
+}
+
+static int bind_before(void *arg)
+{
+	struct fx *f = arg;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return 77;
+	return bind_body(f, true) ? (show(f), 1) : 0;
+}
+
+static void ns_bind_tree_dirs_after(void **state)
+{
+	expect(*state, bind_after);
+}
+
+static void ns_bind_tree_dirs_before(void **state)
+{
+	expect(*state, bind_before);
+}
+
 DEFINE_TESTS(ns,
+	T(ns_bind_tree_dirs_after),
+	T(ns_bind_tree_dirs_before),
 	T(ns_overlay_same_fs),
 	T(ns_overlay_mixed_fs),
 )
