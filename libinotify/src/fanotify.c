@@ -36,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,7 @@ struct inofd__fan {
 	uint32_t	cookie;
 	bool		no_rename;	/* FAN_RENAME refused: a kernel < 5.17 */
 	bool		target_fid;	/* FAN_REPORT_TARGET_FID taken (5.17) */
+	bool		order_lost;	/* put_entry()'s loss put in this read */
 	/*
 	 * The kernel marks the object of an O_PATH fd (fdget_raw(): the
 	 * project's fanotify series, patches/fanotify/): probed at open,
@@ -951,8 +953,8 @@ static struct obj *at_pos(struct obj *o, uint64_t pos)
 	return o && pos >= o->birth ? o : NULL;
 }
 
-/* Does name in dirfd hold c's object now (by its handle)? */
-static bool holds(int dirfd, const char *name, const struct rec *c)
+/* Does path hold c's object now (by its handle)? */
+static bool holds(const char *path, const struct rec *c)
 {
 	struct {
 		struct file_handle fh;
@@ -961,7 +963,7 @@ static bool holds(int dirfd, const char *name, const struct rec *c)
 	int mnt;
 
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(dirfd, name, &h.fh, &mnt, 0))
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
 		return false;
 	return h.fh.handle_type == c->k.type &&
 	       h.fh.handle_bytes == c->k.bytes &&
@@ -975,34 +977,29 @@ static bool holds(int dirfd, const char *name, const struct rec *c)
  * anything, without FAN_REPORT_TARGET_FID), the delete; gone, the create.
  * 1: delete first, 0: create first, -1: not known (od's path, as the
  * library has it now, is not od: a record not applied yet moved it).
+ * By path, no descriptor: a descriptor of a watched directory would be
+ * an event of its own.
  */
 static int delete_first(struct inofd *in, const struct obj *od,
 			const struct rec *c, const char *name)
 {
 	struct inofd__kw *kw = inofd__kw_find(in, od->wd);
 	struct inofd__mem *m;
-	const char *path = NULL;
+	const char *dir = NULL;
+	char p[PATH_MAX];
 	struct stat st;
 	size_t len;
-	int fd, r = -1;
 
-	for (m = kw ? kw->mems : NULL; m && !path; m = m->kwnext)
-		path = inofd__mem_path(in, m, &len);
-	if (!path)
+	for (m = kw ? kw->mems : NULL; m && !dir; m = m->kwnext)
+		dir = inofd__mem_path(in, m, &len);
+	if (!dir || strchr(name, '/') ||
+	    snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p))
 		return -1;
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (stat(dir, &st) || st.st_dev != od->dev || st.st_ino != od->ino)
 		return -1;
-	if (fstat(fd, &st) == 0 && st.st_dev == od->dev &&
-	    st.st_ino == od->ino && obj_is(od, fd)) {
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW))
-			r = errno == ENOENT ? 0 : -1;
-		else
-			r = !in->fan->target_fid || !c->have ||
-			    holds(fd, name, c);
-	}
-	close(fd);
-	return r;
+	if (lstat(p, &st))
+		return errno == ENOENT ? 0 : -1;
+	return !in->fan->target_fid || !c->have || holds(p, c);
 }
 
 /* od's records for an entry's event (bits), a merged create and delete
@@ -1028,8 +1025,11 @@ static void put_entry(struct inofd *in, struct out *out,
 		return;
 	}
 	put_bits(f, out, od, bits, isdir, name);
-	if (first < 0)		/* which came first is not known: a loss */
+	/* which came first is not known: a loss (one a read is enough) */
+	if (first < 0 && !f->order_lost) {
 		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+		f->order_lost = true;
+	}
 }
 
 static bool convert(struct inofd *in, const char *ev, size_t elen,
@@ -1313,6 +1313,7 @@ static ssize_t produce(struct inofd *in, void *buf, size_t len)
 	struct inofd__fan *f = in->fan;
 	struct out o = { .p = buf, .end = (char *)buf + len };
 
+	f->order_lost = false;
 	for (;;) {
 		int r;
 
