@@ -22,6 +22,7 @@ TESTS(truth)
 TESTS(ancestor)
 TESTS(relink)
 TESTS(ns)
+TESTS(rescan)
 
 int main(void)
 {
@@ -46,6 +47,7 @@ int main(void)
 		{ ancestor_tests, &ancestor_ntests },
 		{ relink_tests, &relink_ntests },
 		{ ns_tests, &ns_ntests },
+		{ rescan_tests, &rescan_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
