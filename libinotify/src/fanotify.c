@@ -138,7 +138,6 @@ struct inofd__fan {
 	uint32_t	cookie;
 	bool		no_rename;	/* FAN_RENAME refused: a kernel < 5.17 */
 	bool		target_fid;	/* FAN_REPORT_TARGET_FID taken (5.17) */
-	bool		order_lost;	/* put_entry()'s loss put in this read */
 	/*
 	 * The kernel marks the object of an O_PATH fd (fdget_raw(): the
 	 * project's fanotify series, patches/fanotify/): probed at open,
@@ -1024,12 +1023,13 @@ static void put_entry(struct inofd *in, struct out *out,
 		put_bits(f, out, od, bits & ~IN_DELETE, isdir, name);
 		return;
 	}
+	/*
+	 * Gone, or not known (the directory's path is stale: a record not
+	 * applied yet moved it): create first, the order of a file made and
+	 * removed, by far the most common merge.  A relink in a directory
+	 * moved in the same batch is then reported in the wrong order.
+	 */
 	put_bits(f, out, od, bits, isdir, name);
-	/* which came first is not known: a loss (one a read is enough) */
-	if (first < 0 && !f->order_lost) {
-		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
-		f->order_lost = true;
-	}
 }
 
 static bool convert(struct inofd *in, const char *ev, size_t elen,
@@ -1313,7 +1313,6 @@ static ssize_t produce(struct inofd *in, void *buf, size_t len)
 	struct inofd__fan *f = in->fan;
 	struct out o = { .p = buf, .end = (char *)buf + len };
 
-	f->order_lost = false;
 	for (;;) {
 		int r;
 
