@@ -50,7 +50,6 @@
 
 #include "arena.h"
 #include "fanotify.h"
-#include "table.h"
 
 #ifndef FAN_REPORT_DFID_NAME
 #define FAN_REPORT_DIR_FID		0x00000400
@@ -982,15 +981,10 @@ static bool holds(const char *path, const struct rec *c)
 static int delete_first(struct inofd *in, const struct obj *od,
 			const struct rec *c, const char *name)
 {
-	struct inofd__kw *kw = inofd__kw_find(in, od->wd);
-	struct inofd__mem *m;
-	const char *dir = NULL;
+	const char *dir = in->wd_dir_path ? in->wd_dir_path(in, od->wd) : NULL;
 	char p[PATH_MAX];
 	struct stat st;
-	size_t len;
 
-	for (m = kw ? kw->mems : NULL; m && !dir; m = m->kwnext)
-		dir = inofd__mem_path(in, m, &len);
 	if (!dir || strchr(name, '/') ||
 	    snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p))
 		return -1;
