@@ -41,7 +41,8 @@ struct arg {
 	ino_t ino;
 	char *real;		/* tree: realpath(3) of FILE when watched */
 	int linked;		/* tree: FILE goes through a symlink: %w is
-				 * the library's (real) path, not FILE */
+				 * FILE while FILE names the tree's root, else
+				 * the library's (real) path */
 };
 
 /* The run. */
@@ -100,6 +101,28 @@ static size_t dir_len(const char *path, const char *name)
 }
 
 /*
+ * Does FILE (through its link) still name the tree's root, the first
+ * a->ncomp components of the library's path?
+ */
+static int still_named(const struct arg *a, const char *path, size_t pl)
+{
+	char *now = realpath(a->disp, NULL);
+	const char *rel;
+	size_t rl, n;
+	int same;
+
+	if (!now)
+		return 0;
+	rel = skip_comps(path, pl, a->ncomp, &rl);
+	n = rel ? (size_t)(rel - path) : pl;
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	same = strlen(now) == n && !strncmp(now, path, n);
+	free(now);
+	return same;
+}
+
+/*
  * %w of an event: the FILE as the user typed it, or for a directory
  * inside a recursive watch, that FILE followed by the directory's path
  * below the tree's root.  A tree's root keeps its number of path
@@ -118,9 +141,11 @@ static char *tree_disp(const struct arg *a, const char *path, size_t pl)
 	/*
 	 * FILE went through a symlink: the tree is what the link named when
 	 * it was watched, and FILE may name something else by now (ln -sfn).
-	 * The library's path is the real one, renames followed.
+	 * While it names the tree's root, FILE as the user gave it (as
+	 * inotifywait prints it); else the library's path, the real one,
+	 * renames followed.
 	 */
-	if (a->linked) {
+	if (a->linked && !still_named(a, path, pl)) {
 		if (asprintf(&s, "%.*s%s", (int)pl, path,
 			     pl && path[pl - 1] == '/' ? "" : "/") < 0)
 			return NULL;
@@ -357,11 +382,7 @@ static int add_watch(struct wf *w, const char *file, uint32_t kmask,
 	if (!c->recursive)
 		isdir = !lstat(file, &st) && S_ISDIR(st.st_mode);
 name:
-	if (a->linked && inofd_wd_path(in, r, &root) == 0 && root) {
-		if (asprintf(&a->disp, "%s%s", root,
-			     strcmp(root, "/") ? "/" : "") < 0)
-			return 1;
-	} else if (isdir && file[strlen(file) - 1] != '/') {
+	if (isdir && file[strlen(file) - 1] != '/') {
 		if (asprintf(&a->disp, "%s/", file) < 0)
 			return 1;
 	} else {

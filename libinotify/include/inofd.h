@@ -213,6 +213,11 @@ enum inofd_event_type {
  *    on fanotify).  What is there now is the directory it covered.
  *  A plain watch never gets a RESCAN of its own: its losses are the
  *  instance's (wd -1).
+ *  Events before a RESCAN (lower seq) happened before the loss, events
+ *  after it after the loss, in order, with the paths of their time.  A
+ *  consumer that re-walks at the RESCAN may find some of them done
+ *  already: it applies them as news to look at again (is path there
+ *  now?), never as changes to its walked state (inofd_read(3)).
  *
  * name, path and data describe the object the event is about: for
  * INOFD_EV_RENAME and INOFD_EV_MOVE_IN the destination, for

@@ -442,6 +442,9 @@ static void moved_to_p(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	for (m = kw->mems; m; m = m->kwnext) {
 		struct inofd__mem *f = src_of(fkw, m->reg, p);
 
+		/* a watch above a root never takes a half: into it is out */
+		if (m->kind == INOFD__MEM_PARENT)
+			f = NULL;
 		if (raw_halves(in)) {
 			inofd__emit(in, m, INOFD_EV_INOTIFY,
 			    &(struct inofd__raw){ mask, cookie, name },

@@ -25,7 +25,9 @@
  *   - FAN_Q_OVERFLOW becomes IN_Q_OVERFLOW;
  *   - fanotify merges queued events of one object and name whatever their
  *     type: a merged mask is split into one record per bit, in the order
- *     of ORDER[] below.
+ *     of ORDER[] below; but a merged IN_CREATE|IN_DELETE (an unlink and a
+ *     link of one inode: rm x; ln keep x) in the order the name says now
+ *     (delete_first()).
  * Never reported: IN_UNMOUNT on a kernel without the series (fanotify
  * drops inode marks at unmount silently), events on a subdirectory itself
  * to its parent's watch
@@ -34,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +136,7 @@ struct inofd__fan {
 	int		next_wd;
 	uint32_t	cookie;
 	bool		no_rename;	/* FAN_RENAME refused: a kernel < 5.17 */
+	bool		target_fid;	/* FAN_REPORT_TARGET_FID taken (5.17) */
 	/*
 	 * The kernel marks the object of an O_PATH fd (fdget_raw(): the
 	 * project's fanotify series, patches/fanotify/): probed at open,
@@ -359,6 +363,7 @@ static bool probe_unmount(int g)
 int inofd__fan_open(struct inofd *in)
 {
 	struct inofd__fan *f;
+	bool tfid;
 	int g;
 
 	/*
@@ -371,6 +376,7 @@ int inofd__fan_open(struct inofd *in)
 			  FAN_REPORT_FID | FAN_REPORT_TARGET_FID |
 			  FAN_NONBLOCK | FAN_CLOEXEC,
 			  O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+	tfid = g >= 0;
 	if (g < 0 && errno == EINVAL)
 		g = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
 				  FAN_REPORT_FID | FAN_NONBLOCK | FAN_CLOEXEC,
@@ -383,6 +389,7 @@ int inofd__fan_open(struct inofd *in)
 		close(g);
 		return -ENOMEM;
 	}
+	f->target_fid = tfid;
 	f->next_wd = 1;
 	f->opath = probe_opath(g);
 	f->unmount = probe_unmount(g);
@@ -944,6 +951,81 @@ static struct obj *at_pos(struct obj *o, uint64_t pos)
 	return o && pos >= o->birth ? o : NULL;
 }
 
+/* Does path hold c's object now (by its handle)? */
+static bool holds(const char *path, const struct rec *c)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char b[MAX_HANDLE_SZ];
+	} h;
+	int mnt;
+
+	h.fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
+		return false;
+	return h.fh.handle_type == c->k.type &&
+	       h.fh.handle_bytes == c->k.bytes &&
+	       !memcmp(h.fh.f_handle, c->k.h, c->k.bytes);
+}
+
+/*
+ * fanotify merged an IN_CREATE and an IN_DELETE of name in od (one
+ * object, c, under one name: an unlink and a link of one inode, in either
+ * order).  Which came first is what the name is now: held by c (by
+ * anything, without FAN_REPORT_TARGET_FID), the delete; gone, the create.
+ * 1: delete first, 0: create first, -1: not known (od's path, as the
+ * library has it now, is not od: a record not applied yet moved it).
+ * By path, no descriptor: a descriptor of a watched directory would be
+ * an event of its own.
+ */
+static int delete_first(struct inofd *in, const struct obj *od,
+			const struct rec *c, const char *name)
+{
+	const char *dir = in->wd_dir_path ? in->wd_dir_path(in, od->wd) : NULL;
+	char p[PATH_MAX];
+	struct stat st;
+
+	if (!dir || strchr(name, '/') ||
+	    snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p))
+		return -1;
+	if (stat(dir, &st) || st.st_dev != od->dev || st.st_ino != od->ino)
+		return -1;
+	if (lstat(p, &st))
+		return errno == ENOENT ? 0 : -1;
+	return !in->fan->target_fid || !c->have || holds(p, c);
+}
+
+/* od's records for an entry's event (bits), a merged create and delete
+ * in the filesystem's order */
+static void put_entry(struct inofd *in, struct out *out,
+		      const struct obj *od, const struct rec *c,
+		      uint32_t bits, uint32_t isdir, const char *name)
+{
+	struct inofd__fan *f = in->fan;
+	int first;
+
+	if (!od || (bits & (IN_CREATE | IN_DELETE)) !=
+		   (IN_CREATE | IN_DELETE) ||
+	    (od->imask & (IN_CREATE | IN_DELETE)) !=
+		   (IN_CREATE | IN_DELETE)) {
+		put_bits(f, out, od, bits, isdir, name);
+		return;
+	}
+	first = delete_first(in, od, c, name);
+	if (first == 1) {
+		put_bits(f, out, od, IN_DELETE, isdir, name);
+		put_bits(f, out, od, bits & ~IN_DELETE, isdir, name);
+		return;
+	}
+	/*
+	 * Gone, or not known (the directory's path is stale: a record not
+	 * applied yet moved it): create first, the order of a file made and
+	 * removed, by far the most common merge.  A relink in a directory
+	 * moved in the same batch is then reported in the wrong order.
+	 */
+	put_bits(f, out, od, bits, isdir, name);
+}
+
 static bool convert(struct inofd *in, const char *ev, size_t elen,
 		    uint64_t pos, struct out *out)
 {
@@ -1048,7 +1130,7 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 		oc = od;
 	} else if (d.have && d.name) {
 		/* an entry, or a child: the directory's view with the name */
-		put_bits(f, out, od, bits & ~SELF_BITS, isdir, d.name);
+		put_entry(in, out, od, &c, bits & ~SELF_BITS, isdir, d.name);
 		/* the child's own view: not its entry events */
 		if (c.have)
 			put_bits(f, out, oc, bits & ~DIRENT_BITS, isdir, NULL);

@@ -437,6 +437,22 @@ static void replace(struct inofd *in, struct inofd__reg *r,
 }
 
 /*
+ * Is the mount at m/name, of identity st, another name of a directory tree
+ * r holds elsewhere (mount --bind t/a t/b)?  Then its identity does not
+ * say where it is: its record keeps the parent and the name only.
+ */
+static bool alias(struct inofd *in, struct inofd__reg *r,
+		  const struct inofd__mem *m, const char *name,
+		  const struct stat *st)
+{
+	int wd = inofd__kwd_of(in, st->st_dev, st->st_ino);
+	struct inofd__kw *kw = wd >= 0 ? inofd__kw_find(in, wd) : NULL;
+	struct inofd__mem *c = kw ? inofd__mem_of(kw, r) : NULL;
+
+	return c && (c->parent != m || !c->name || strcmp(c->name, name));
+}
+
+/*
  * Mount point it (absolute, real) came, went or moved; tree r's root is
  * really at root (rl bytes).  look: act on it (else only record where a
  * mount in the table is).  True if r was freed (its mount went).
@@ -502,7 +518,8 @@ static bool one_point(struct inofd *in, struct inofd__reg *r,
 		return false;
 	}
 	if (it->here)
-		record(in, it->id, r->id, m->kw->wd, comp, &st);
+		record(in, it->id, r->id, m->kw->wd, comp,
+		       alias(in, r, m, comp, &st) ? NULL : &st);
 	if (!look)
 		return false;
 	/* (dev, ino) may be another tmpfs's: the backend checks further */

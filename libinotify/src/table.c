@@ -13,8 +13,22 @@
 #include "pool.h"
 #include "table.h"
 
+/* in->wd_dir_path: kernel watch wd's directory's path, as a member has it */
+static const char *wd_dir_path(struct inofd *in, int wd)
+{
+	struct inofd__kw *kw = inofd__kw_find(in, wd);
+	struct inofd__mem *m;
+	const char *p = NULL;
+	size_t len;
+
+	for (m = kw ? kw->mems : NULL; m && !p; m = m->kwnext)
+		p = inofd__mem_path(in, m, &len);
+	return p;
+}
+
 int inofd__table_init(struct inofd *in)
 {
+	in->wd_dir_path = wd_dir_path;
 	inofd__pool_init(&in->kwpool, sizeof(struct inofd__kw));
 	inofd__pool_init(&in->mempool, sizeof(struct inofd__mem));
 	in->kwsize = 64;

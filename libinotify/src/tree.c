@@ -60,40 +60,17 @@ static long getdents(struct inofd *in, int fd, void *buf)
 	return n < 0 ? -errno : n;
 }
 
-/* struct open_how of <linux/openat2.h> (that header clashes with fcntl.h) */
-struct how {
-	uint64_t	flags, mode, resolve;
-};
-#define RES_NO_XDEV	0x01
-
 /*
- * Open entry name of dfd for listing.  ino: its d_ino, or 0.  Within the
- * parent's mount (RESOLVE_NO_XDEV) a directory is taken to be on the
- * parent's device with inode number d_ino, and needs no fstat(); a mount
- * point, or no d_ino, gets one.  A guess that was wrong (a file system
- * whose d_ino is not st_ino) shows when the directory is next opened by
- * path, and open_checked() then asks the kernel (see there).
+ * Open entry name of dfd.  Its identity is what fstat() says (inofd.h:
+ * ino and dev "as stat(2) gave them"), never the entry's d_ino: on
+ * overlayfs d_ino is a layer's inode number, not the merged directory's,
+ * and a btrfs subvolume's root is on another st_dev than its parent
+ * (DESIGN.md, "Recursive watching").
  */
-static int open_dir(struct inofd *in, int dfd, const char *name, int flags,
-		    ino_t ino, const struct inofd__kw *pkw, struct stat *st)
+static int open_dir(int dfd, const char *name, int flags, struct stat *st)
 {
-	int fd = -1;
+	int fd;
 
-	if (ino && !(flags & O_PATH) && !in->no_openat2) {
-		struct how h = { .flags = (uint64_t)flags, .resolve = RES_NO_XDEV };
-
-		fd = (int)syscall(SYS_openat2, dfd, name, &h, sizeof(h));
-		if (fd >= 0) {
-			memset(st, 0, sizeof(*st));
-			st->st_dev = pkw->dev;
-			st->st_ino = ino;
-			return fd;
-		}
-		if (errno == ENOSYS || errno == EPERM)
-			in->no_openat2 = true;
-		else if (errno != EXDEV)
-			return -errno;
-	}
 	fd = openat(dfd, name, flags);
 	if (fd < 0)
 		return -errno;
@@ -202,6 +179,18 @@ static struct wctx ctx_of(const struct inofd__work *w)
 
 static bool chain_yield(struct inofd *in, struct inofd__reg *r);
 
+/* Is fd the root of a mount other than dfd's (or not known)? */
+static bool mount_root(int dfd, int fd)
+{
+	struct statx a, b;
+
+	if (statx(dfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) ||
+	    statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) ||
+	    !(a.stx_mask & b.stx_mask & STATX_MNT_ID))
+		return true;
+	return a.stx_mnt_id != b.stx_mnt_id;
+}
+
 /*
  * Watch entry name of directory dfd (tree node m).  0 when done or when
  * there is nothing to watch, -errno on failure.  With lfd, a directory to
@@ -218,9 +207,9 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	struct stat st;
 	int cfd, wd, e;
 
-	cfd = open_dir(in, dfd, name, (lfd ? O_RDONLY : O_PATH) | O_DIRECTORY |
-		       O_NOFOLLOW | O_CLOEXEC,
-		       (r->tflags & INOFD_TREE_XDEV) ? 0 : ino, m->kw, &st);
+	(void)ino;	/* the entry's d_ino: not its identity (open_dir()) */
+	cfd = open_dir(dfd, name, (lfd ? O_RDONLY : O_PATH) | O_DIRECTORY |
+		       O_NOFOLLOW | O_CLOEXEC, &st);
 	if (cfd < 0) {
 		e = cfd;
 		/* gone or replaced since it was seen: its events say so */
@@ -245,6 +234,14 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 		/* a bind mount of an ancestor, or met twice in one crawl */
 		if (c == r->root || inofd__node_below(c, m) ||
 		    (w->crawl && c->gen == w->crawl))
+			goto out;
+		/* still where the tree has it: a second name, a bind
+		 * mount of it (mount --bind t/a t/b), not a move; the
+		 * name that is not a mount's root keeps it */
+		if ((c->parent != m || strcmp(c->name, name)) && c->parent &&
+		    c->name && !c->moving && !c->shadow &&
+		    inofd__tree_entry_is(in, c->parent, c->name, c->kw) &&
+		    mount_root(dfd, cfd))
 			goto out;
 		if (c->parent != m || strcmp(c->name, name)) {
 			/* ours, found elsewhere by a re-walk: it is here */
@@ -414,10 +411,11 @@ static int open_checked(struct inofd *in, struct inofd__mem *m, int flags,
 	}
 	if (stp2->st_dev != m->kw->dev || stp2->st_ino != m->kw->ino) {
 		/*
-		 * Another directory, or this one under an identity guessed
-		 * from d_ino that was wrong: the kernel knows.  Adding bits
-		 * the watch has already returns its wd for the same inode,
-		 * and a new one (removed again) for another.
+		 * Another directory, or this one under an identity taken
+		 * before (a file system that changed it): the kernel
+		 * knows.  Adding bits the watch has already returns its wd
+		 * for the same inode, and a new one (removed again) for
+		 * another.
 		 */
 		int wd = inofd__backend_add_dir(in, fd, m->kw->kmask | IN_MASK_ADD);
 

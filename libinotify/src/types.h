@@ -402,9 +402,11 @@ struct inofd {
 	char			*dents;		/* one listing buffer per level */
 	unsigned int		dents_levels;	/* levels dents has room for */
 	long			(*getdents)(int fd, void *buf, size_t len);
+	/* table.c: a watched directory's path as the tree has it now, or
+	 * NULL (for the fanotify backend, below the table in the layers) */
+	const char		*(*wd_dir_path)(struct inofd *in, int wd);
 	unsigned int		walk_left;	/* entries left this run */
 	bool			walk_bounded;
-	bool			no_openat2;	/* ENOSYS/EPERM once */
 	bool			walk_fd_short;	/* EMFILE met: no descending */
 	bool			chain_short;	/* some tree's chain has holes */
 	int			walk_job;		/* current initial walk */

@@ -171,6 +171,27 @@ def test_move_from(h, tmp_path_factory):
                  DirDeletedEvent(h.p("dir1"))], h.events())
 
 
+def test_move_into_root_parent(tmp, backend):
+    """mv root/pre/old.py root/..: the directory above the root is not
+    watched by the user, so the file left the watch: deleted, as stock
+    watchdog says (the library watches that directory only to follow
+    the root)."""
+    root = os.path.join(tmp, "root")
+    os.makedirs(os.path.join(root, "pre"))
+    touch(os.path.join(root, "pre", "old.py"))
+    os.mkdir(os.path.join(root, "sub"))
+    h = Harness(root, backend)
+    h.start()
+    try:
+        os.rename(os.path.join(root, "pre", "old.py"),
+                  os.path.join(tmp, "old.py"))
+        os.rename(os.path.join(root, "sub"), os.path.join(tmp, "sub"))
+        subsequence([FileDeletedEvent(h.p("pre", "old.py")),
+                     DirDeletedEvent(h.p("sub"))], h.events())
+    finally:
+        h.stop()
+
+
 def test_move_from_full(h, tmp_path_factory):
     outside = os.path.realpath(str(tmp_path_factory.mktemp("outside")))
     touch(h.p("a"))

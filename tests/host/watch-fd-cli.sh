@@ -146,6 +146,13 @@ ln -s sr SL
 act() { ln -s so SL.n; mv -T SL.n SL; touch sr/sub/f so/sub/g; mv sr sr2; touch sr2/sub/h; }
 run 2 "$T/sr/sub/ CREATE f
 $T/sr2/sub/ CREATE h" -m -q -t 1 -r -e create SL
+# a root given through a symlink that still names it: FILE as given, as
+# inotifywait prints it (issue 38)
+mkdir -p ld/s
+ln -s ld LNK
+act() { touch ld/a ld/s/b; }
+run 2 "LNK/ CREATE a
+LNK/s/ CREATE b" -m -q -t 1 -r -e create LNK
 mkdir -p d/t2/u
 act() { rmdir d/t2/u; }
 run 0 "d/t2/u/ IGNORED " -q -r -e ignored d/t2

@@ -329,6 +329,15 @@ struct run {
 	int umnt;
 	bool umnt_lazy;
 	char bsrc[PATH_MAX];
+	/* -P: entries moved out of the tree since the last check, each to
+	 * be reported once as a MOVE_OUT of its old path */
+	struct dep {
+		char path[PATH_MAX];
+		char name[24];
+		int rescans;	/* r->rescans when it left */
+		bool seen;
+	} deps[16];
+	int ndeps;
 };
 
 static void note(struct run *r, const char *fmt, ...)
@@ -346,18 +355,20 @@ static void note(struct run *r, const char *fmt, ...)
 #define F_SYMLINKS	0x100u	/* -Y: roots through symlinks, symlinks and
 				 * hard links in the tree */
 #define F_UMNT		0x200u	/* -U: the mount holding the root goes */
+#define F_PLACES	0x400u	/* -P: moves between places, relinks */
 static unsigned int feat;
 
 static const char *featargs(void)
 {
 	static char b[40];
 
-	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
+	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
 		 feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
 		 feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
 		 feat & F_CONSUMER ? " -C" : "", feat & F_XCHG ? " -E" : "",
 		 feat & F_WRITER ? " -W" : "",
-		 feat & F_SYMLINKS ? " -Y" : "", feat & F_UMNT ? " -U" : "");
+		 feat & F_SYMLINKS ? " -Y" : "", feat & F_UMNT ? " -U" : "",
+		 feat & F_PLACES ? " -P" : "");
 	return b[0] ? b + 1 : b;
 }
 static bool mounts_ok;		/* -M: this process may mount */
@@ -1270,6 +1281,8 @@ static void probe_event(struct run *r, const struct inofd_event *ev)
 	}
 }
 
+static void dep_event(struct run *r, const struct inofd_event *ev);
+
 static void event(struct run *r, const struct inofd_event *ev)
 {
 	char d[PATH_MAX * 3];
@@ -1372,6 +1385,7 @@ static void event(struct run *r, const struct inofd_event *ev)
 	}
 	if (writer_event(r, ev, g))
 		return;
+	dep_event(r, ev);
 	check_path(r, ev, ev->path, ev->name, g, "path");
 	if (ev->type == INOFD_EV_RENAME)
 		check_path(r, ev, ev->from_path, ev->from_name,
@@ -1980,6 +1994,252 @@ static void umount_all(struct run *r)
 			umount_op(r, i);
 }
 
+
+/* ------------------------------------------------------------ -P places */
+
+/*
+ * -P: the places any move takes its source and its destination from, one
+ * entry each (a new kind of place is one more entry): a directory of
+ * that place, or NULL when it has none now.
+ */
+static struct node *pl_tree(struct run *r)
+{
+	return pick(r, r->root, true, false);
+}
+
+/* the root's parent, or an ancestor up to BASE: the library watches
+ * them all (to follow the root), the user none */
+static struct node *pl_anc(struct run *r)
+{
+	struct node *d;
+	unsigned int k;
+
+	if (!r->root)
+		return NULL;
+	d = r->root->parent;
+	for (k = rnd(&r->g, 3); k && d->parent; k--)
+		d = d->parent;
+	return d;
+}
+
+/* neither the chain (the root and its ancestors) nor in the tree, nor
+ * a mount point or anything below one */
+static bool off_chain(const struct run *r, const struct node *n)
+{
+	const struct node *c;
+
+	if (!r->root || below(r->root, n) || in_tree(r, n))
+		return false;
+	for (c = n; c; c = c->parent)
+		if (c->mnt)
+			return false;
+	return true;
+}
+
+/* an ancestor's other children and what is below them: sibling trees
+ * (made when there are none), out/ */
+static struct node *pl_side(struct run *r)
+{
+	struct list l = { 0 };
+	struct node *n = NULL;
+	int i, k;
+
+	if (!r->root)
+		return NULL;
+	collect(r->top, true, false, &l);
+	for (i = k = 0; i < l.n; i++)
+		if (off_chain(r, l.v[i]))
+			l.v[k++] = l.v[i];
+	if (k && rnd(&r->g, 4))
+		n = l.v[rnd(&r->g, k)];
+	free(l.v);
+	return n ? n : sibling(r, pl_anc(r), r->root);
+}
+
+static const struct place {
+	const char *name;
+	struct node *(*dir)(struct run *r);
+} places[] = {
+	{ "tree", pl_tree },
+	{ "ancestor", pl_anc },
+	{ "side", pl_side },
+};
+
+#define NPLACES	(int)(sizeof(places) / sizeof(places[0]))
+
+/* an entry of d a move may take: not the chain, not out/, no mount or
+ * writer in it */
+static struct node *pl_entry(struct run *r, struct node *d)
+{
+	struct node *c[64];
+	int i, k = 0;
+
+	for (i = 0; i < d->nkid && k < 64; i++)
+		if (!below(r->root, d->kid[i]) && d->kid[i] != r->out &&
+		    !has_mount(d->kid[i]) && !has_writer(d->kid[i]))
+			c[k++] = d->kid[i];
+	return k ? c[rnd(&r->g, k)] : NULL;
+}
+
+/* m is leaving the tree: its MOVE_OUT is due, if the tree reports it */
+static void dep_add(struct run *r, struct node *m)
+{
+	struct dep *e;
+	const struct node *n;
+
+	/* a directory that came this step may not be watched yet (the
+	 * library walks it after the read) */
+	for (n = m->parent; n && n != r->root; n = n->parent)
+		if (n->made == r->wstep)
+			return;
+	if (!in_tree(r, m) || !(r->mask & IN_MOVED_FROM) || r->xd_on ||
+	    r->regs[0].ended || !watched(r, m->parent) ||
+	    r->ndeps >= (int)(sizeof(r->deps) / sizeof(r->deps[0])))
+		return;
+	e = &r->deps[r->ndeps++];
+	absp(r, m, e->path, sizeof(e->path));
+	snprintf(e->name, sizeof(e->name), "%s", m->name);
+	e->rescans = r->rescans;
+	e->seen = false;
+}
+
+/*
+ * The tree's departure, if one is due: its MOVE_OUT, or a RENAME whose
+ * source is the tree's (a plain watch on the destination took the half)
+ */
+static void dep_event(struct run *r, const struct inofd_event *ev)
+{
+	const struct reg *g = reg_of(r, ev->data);
+	const char *name = ev->name, *path = ev->path;
+	int i;
+
+	if (ev->type == INOFD_EV_RENAME) {
+		g = reg_of(r, ev->from_data);
+		name = ev->from_name;
+		path = ev->from_path;
+	} else if (ev->type != INOFD_EV_MOVE_OUT) {
+		return;
+	}
+	if (!g || !g->tree || !name)
+		return;
+	for (i = 0; i < r->ndeps; i++)
+		if (!r->deps[i].seen && !strcmp(r->deps[i].name, name) &&
+		    ((path && !strcmp(path, r->deps[i].path)) ||
+		     (ev->flags & INOFD_EVF_STALE_PATH))) {
+			r->deps[i].seen = true;
+			return;
+		}
+}
+
+/* at a check: every departure reported, unless a loss was said since */
+static void dep_check(struct run *r)
+{
+	int i;
+
+	for (i = 0; i < r->ndeps && !r->failed; i++)
+		if (!r->deps[i].seen && !r->lost &&
+		    r->rescans == r->deps[i].rescans)
+			diverge(r, "[departure-missing] %s left the tree: no MOVE_OUT",
+				r->deps[i].path);
+	r->ndeps = 0;
+}
+
+/* mv from a place to a place (the same or another) */
+static bool mvplace_op(struct run *r)
+{
+	const struct place *sp = &places[rnd(&r->g, NPLACES)];
+	const struct place *dp = &places[rnd(&r->g, NPLACES)];
+	struct node *sd = sp->dir(r), *dd, *m;
+	char nm[32];
+
+	if (!sd || !(m = sp == &places[0] ? pick(r, r->root, rnd(&r->g, 2),
+						  true) : pl_entry(r, sd)))
+		return false;
+	if (m == r->root || m == r->out || below(r->root, m) ||
+	    has_mount(m) || has_writer(m))
+		return false;
+	dd = dp->dir(r);
+	if (!dd || below(dd, m) || !mount_ok(r, m, dd) ||
+	    mnt_of(dd) != mnt_of(m->parent))
+		return false;
+	if (in_tree(r, dd) && !in_tree(r, m) &&
+	    (count(r->root, true) + count(m, true) > r->maxdirs ||
+	     count(r->root, false) + count(m, false) > MAXFILES))
+		return false;
+	if (in_tree(r, dd))
+		name_for(r, &r->g, dd, m->dir ? 'd' : 'f', nm, sizeof(nm));
+	else
+		fresh(r, m->dir ? 'e' : 'g', nm, sizeof(nm));
+	note(r, "# place %s -> %s", sp->name, dp->name);
+	if (!in_tree(r, dd))
+		dep_add(r, m);
+	move(r, m, dd, nm);
+	return true;
+}
+
+/* ln m's inode as name in d (one tick) */
+static struct node *relink_to(struct run *r, struct node *m, struct node *d,
+			      const char *name)
+{
+	char s[PATH_MAX], b[PATH_MAX];
+	struct node *n = node_new(r, d, name, false);
+
+	rel(m, s, sizeof(s));
+	rel(n, b, sizeof(b));
+	r->tick++;
+	record(r, n);
+	if (linkat(r->basefd, s, r->basefd, b, 0))
+		fs_fail(r, "link", b);
+	n->ino = m->ino;
+	note(r, "ln %s %s", s, b);
+	return n;
+}
+
+static void rm_note(struct run *r, struct node *m)
+{
+	char b[PATH_MAX];
+
+	rel(m, b, sizeof(b));
+	note(r, "rm %s", b);
+	remove_tree(r, m);
+}
+
+/*
+ * One inode's name unlinked and linked again, before one read: rm x;
+ * ln keep x, or an editor's save through a backup link: ln x x~; rm x;
+ * ln x~ x; rm x~.  (fanotify merges the unlink and the link of x.)
+ */
+static bool relnk_op(struct run *r)
+{
+	struct node *m = pick(r, r->root, false, false), *d, *k, *x;
+	char nm[32], xn[24];
+
+	if (!m || m->link || !m->ino || count(r->root, false) + 2 > MAXFILES)
+		return false;
+	d = m->parent;
+	snprintf(xn, sizeof(xn), "%s", m->name);
+	if (rnd(&r->g, 2)) {
+		snprintf(nm, sizeof(nm), "%.20s~", xn);
+		if (child_named(d, nm))
+			return false;
+		k = relink_to(r, m, d, nm);
+		rm_note(r, m);
+		x = relink_to(r, k, d, xn);
+		rm_note(r, k);
+	} else {
+		struct node *kd = rnd(&r->g, 2) ? d : pick(r, r->root, true,
+							     false);
+
+		if (mnt_of(kd) != mnt_of(d))
+			return false;
+		name_for(r, &r->g, kd, 'f', nm, sizeof(nm));
+		k = relink_to(r, m, kd, nm);
+		rm_note(r, m);
+		x = relink_to(r, k, d, xn);
+	}
+	return x != NULL;
+}
+
 enum op {
 	OP_MKDIR, OP_MKDIRP, OP_CREATE, OP_WRITE, OP_UNLINK, OP_RMDIR,
 	OP_RMR, OP_MVFILE, OP_MVDIR, OP_MVROOT, OP_MVOUT, OP_MVIN,
@@ -1994,6 +2254,8 @@ enum op {
 	OP_MVW,
 	/* -Y */
 	OP_SYMLINK, OP_HARDLINK, OP_RELINK,
+	/* -P */
+	OP_MVPLACE, OP_RELNK,
 	OP_N
 };
 
@@ -2004,6 +2266,7 @@ static const char *const opname[OP_N] = {
 	"remk", "swap", "onto", "mvnew", "mount", "umount",
 	"xchg", "norepl", "mvw",
 	"symlink", "hardlink", "relink",
+	"mvplace", "relnk",
 };
 
 /* -D: operations (and "relroot", "batch", "interleave") left out */
@@ -2503,6 +2766,10 @@ static bool do_op(struct run *r, enum op op)
 		note(r, "ln %s %s", s, b);
 		return true;
 	}
+	case OP_MVPLACE:
+		return mvplace_op(r);
+	case OP_RELNK:
+		return relnk_op(r);
 	case OP_RELINK: {
 		/* the link the root was given through: ln -sfn elsewhere,
 		 * or back to where the root (or a) now is */
@@ -2884,6 +3151,8 @@ static void check(struct run *r, const char *when)
 	drain(r);
 	if (!r->failed)
 		writers_check(r);
+	if (!r->failed)
+		dep_check(r);
 	r->rescans_at_check = r->rescans;
 	if (r->failed)
 		goto out;
@@ -2902,6 +3171,17 @@ static void check(struct run *r, const char *when)
 		collect(r->root, true, false, &l);
 	list_add(&l, r->p);
 	collect(r->out, true, false, &l);
+	if (feat & F_PLACES) {
+		/* -P: the ancestors' other children, and what came there */
+		struct list o = { 0 };
+
+		collect(r->top, true, false, &o);
+		for (i = 0; i < o.n; i++)
+			if (off_chain(r, o.v[i]) && !below(o.v[i], r->out) &&
+			    o.v[i]->plain < 0)
+				list_add(&l, o.v[i]);
+		free(o.v);
+	}
 	for (i = 0; i < r->nregs; i++)
 		if (!r->regs[i].ended && r->regs[i].dir && r->regs[i].dir != r->p &&
 		    !in_tree(r, r->regs[i].dir) && !below(r->regs[i].dir, r->out))
@@ -3774,7 +4054,8 @@ static void usage(void)
 		"              [-N names reused] [-X exclude/max_depth] [-L limits] [-R root forms]\n"
 		"              [-M mounts] [-C consumer checks] [-E renameat2 exchange]\n"
 		"              [-W concurrent writers] [-Y symlinks, hard links]\n"
-		"              [-U the root's mount goes]   (tests/oracle/README)\n");
+		"              [-U the root's mount goes] [-P places, relinks]\n"
+		"              (tests/oracle/README)\n");
 	exit(2);
 }
 
@@ -3787,7 +4068,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMCEWYU")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMCEWYUP")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -3853,6 +4134,9 @@ int main(int argc, char **argv)
 		case 'U':
 			feat |= F_UMNT;
 			break;
+		case 'P':
+			feat |= F_PLACES;
+			break;
 		default:
 			usage();
 		}
@@ -3870,7 +4154,8 @@ int main(int argc, char **argv)
 			(strchr(e, 'L') ? F_LIMITS : 0) | (strchr(e, 'R') ? F_ROOTF : 0) |
 			(strchr(e, 'M') ? F_MOUNTS : 0) | (strchr(e, 'C') ? F_CONSUMER : 0) |
 			(strchr(e, 'E') ? F_XCHG : 0) | (strchr(e, 'W') ? F_WRITER : 0) |
-			(strchr(e, 'Y') ? F_SYMLINKS : 0) | (strchr(e, 'U') ? F_UMNT : 0);
+			(strchr(e, 'Y') ? F_SYMLINKS : 0) | (strchr(e, 'U') ? F_UMNT : 0) |
+			(strchr(e, 'P') ? F_PLACES : 0);
 	}
 	if (feat & F_NAMES) {
 		weight[OP_REMK] = 4;
@@ -3888,6 +4173,10 @@ int main(int argc, char **argv)
 	}
 	if (feat & F_WRITER)
 		weight[OP_MVW] = 10;
+	if (feat & F_PLACES) {
+		weight[OP_MVPLACE] = 10;
+		weight[OP_RELNK] = 3;
+	}
 	if (feat & F_SYMLINKS) {
 		weight[OP_SYMLINK] = 3;
 		weight[OP_HARDLINK] = 3;

@@ -19,6 +19,10 @@ TESTS(pool)
 TESTS(exchange)
 TESTS(sym)
 TESTS(truth)
+TESTS(ancestor)
+TESTS(relink)
+TESTS(ns)
+TESTS(rescan)
 
 int main(void)
 {
@@ -40,6 +44,10 @@ int main(void)
 		{ exchange_tests, &exchange_ntests },
 		{ sym_tests, &sym_ntests },
 		{ truth_tests, &truth_ntests },
+		{ ancestor_tests, &ancestor_ntests },
+		{ relink_tests, &relink_ntests },
+		{ ns_tests, &ns_ntests },
+		{ rescan_tests, &rescan_ntests },
 	};
 	struct CMUnitTest *all;
 	size_t i, n = 0;
