@@ -41,6 +41,17 @@ class EventType(_enum.IntEnum):
     ERROR = _inofd.EV_ERROR
 
 
+    def __repr__(self):
+        return "EventType.%s" % self.name
+
+    __str__ = __repr__
+
+
+_inofd._set_event_types(tuple(
+    EventType(v) if v in EventType._value2member_map_ else None
+    for v in range(max(EventType) + 1)))
+
+
 class Backend(_enum.IntEnum):
     """Instance.backend (enum inofd_backend)."""
     KERNEL = _inofd.BACKEND_KERNEL

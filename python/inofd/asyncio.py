@@ -22,7 +22,7 @@ class Events:
     """Async iterator over the events of an Instance (one consumer).
 
     Each __anext__ returns one Event; iteration ends when the instance is
-    closed.  The instance is read with read(timeout=0) only, so the loop
+    closed, also while __anext__ waits (from a task or another thread).  The instance is read with read(timeout=0) only, so the loop
     never blocks.
     """
 
@@ -57,14 +57,36 @@ class Events:
                 if not fut.done():
                     fut.set_result(None)
 
+            def closing():
+                # close(): in the loop's thread the reader goes before the
+                # descriptor does; from another thread the loop is woken
+                if _in_loop(loop):
+                    loop.remove_reader(fd)
+                    wake()
+                else:
+                    try:
+                        loop.call_soon_threadsafe(wake)
+                    except RuntimeError:    # that loop is closed
+                        pass
+
             loop.add_reader(fd, wake)
+            self._ino._add_close_hook(closing)
             handle = loop.call_later(t / 1000.0, wake) if t > 0 else None
             try:
                 await fut
             finally:
                 loop.remove_reader(fd)
+                if not self._ino.closed:
+                    self._ino._remove_close_hook(closing)
                 if handle is not None:
                     handle.cancel()
+
+
+def _in_loop(loop):
+    try:
+        return _asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 def events(instance):
