@@ -18,15 +18,19 @@ ValueError; any use of a closed Instance is ValueError.
 See python/README and man 3 libinofd for the semantics (rename pairing,
 recursive watches, RESCAN after a loss).
 """
+from __future__ import annotations
+
 import enum as _enum
-import os as _os
 
 from . import _inofd
 from ._inofd import *  # noqa: F401,F403  Instance, Event, IN_*, EV_*, EVF_*, ...
 from ._inofd import Instance, Event, strerror, library_version  # noqa: F401
 
+from ._watch import Change, ChangeKind, awatch, watch  # noqa: E402
+
 __all__ = ["Instance", "Event", "EventType", "Backend", "strerror", "mask_names",
-           "library_version", "event_str"] + \
+           "library_version", "event_str", "watch", "awatch", "Change",
+           "ChangeKind"] + \
     [n for n in dir(_inofd) if n.isupper()]
 
 
@@ -41,7 +45,7 @@ class EventType(_enum.IntEnum):
     ERROR = _inofd.EV_ERROR
 
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "EventType.%s" % self.name
 
     __str__ = __repr__
@@ -66,17 +70,17 @@ _MASK_NAMES = [(getattr(_inofd, n), n) for n in (
     "IN_UNMOUNT", "IN_Q_OVERFLOW", "IN_IGNORED", "IN_ISDIR")]
 
 
-def mask_names(mask):
+def mask_names(mask: int) -> str:
     """The IN_* names of the bits of mask, joined with '|'."""
     return "|".join(n for b, n in _MASK_NAMES if mask & b) or "0"
 
 
-def event_str(ev):
+def event_str(ev: Event) -> str:
     """One line for an event, as watch-fd would say it (for logs)."""
     s = "%s %s %s" % (EventType(ev.type).name, mask_names(ev.mask),
-                      ev.fspath if ev.path is not None else "-")
+                      ev.fspath or "-")
     if ev.from_path is not None:
-        s += " <- " + ev.fsfrom_path
+        s += " <- %s" % ev.fsfrom_path
     if ev.error:
         s += " (%s)" % strerror(ev.error)
     return s

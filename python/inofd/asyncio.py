@@ -13,12 +13,17 @@ The loop waits on ino.fileno() with loop.add_reader (never in a thread)
 and wakes at inofd_timeout() as well, so a rename half waiting for its
 pair becomes an EV_MOVE_OUT on time even when nothing else happens.
 """
+from __future__ import annotations
+
 import asyncio as _asyncio
+from typing import AsyncIterator, List
+
+from ._inofd import Event, Instance
 
 __all__ = ["events", "Events"]
 
 
-class Events:
+class Events(AsyncIterator[Event]):
     """Async iterator over the events of an Instance (one consumer).
 
     Each __anext__ returns one Event; iteration ends when the instance is
@@ -26,15 +31,15 @@ class Events:
     never blocks.
     """
 
-    def __init__(self, instance):
+    def __init__(self, instance: Instance) -> None:
         self._ino = instance
-        self._ready = []
+        self._ready: List[Event] = []
         self._pos = 0
 
-    def __aiter__(self):
+    def __aiter__(self) -> Events:
         return self
 
-    async def __anext__(self):
+    async def __anext__(self) -> Event:
         if self._pos < len(self._ready):
             ev = self._ready[self._pos]
             self._pos += 1
@@ -53,11 +58,11 @@ class Events:
             fut = loop.create_future()
             fd = self._ino.fileno()
 
-            def wake():
+            def wake() -> None:
                 if not fut.done():
                     fut.set_result(None)
 
-            def closing():
+            def closing() -> None:
                 # close(): in the loop's thread the reader goes before the
                 # descriptor does; from another thread the loop is woken
                 if _in_loop(loop):
@@ -82,13 +87,13 @@ class Events:
                     handle.cancel()
 
 
-def _in_loop(loop):
+def _in_loop(loop: _asyncio.AbstractEventLoop) -> bool:
     try:
         return _asyncio.get_running_loop() is loop
     except RuntimeError:
         return False
 
 
-def events(instance):
+def events(instance: Instance) -> Events:
     """An async iterator over instance's events on the running loop."""
     return Events(instance)
