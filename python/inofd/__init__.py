@@ -24,9 +24,10 @@ import enum as _enum
 
 from . import _inofd
 from ._inofd import *  # noqa: F401,F403  Instance, Event, IN_*, EV_*, EVF_*, ...
-from ._inofd import Instance, Event, strerror, library_version  # noqa: F401
-
-from ._watch import Change, ChangeKind, awatch, watch  # noqa: E402
+from ._inofd import Event as Event, Instance as Instance  # noqa: F401
+from ._inofd import library_version as library_version, strerror as strerror  # noqa: F401
+from ._watch import Change as Change, ChangeKind as ChangeKind  # noqa: F401
+from ._watch import awatch as awatch, watch as watch  # noqa: F401
 
 __all__ = ["Instance", "Event", "EventType", "Backend", "strerror", "mask_names",
            "library_version", "event_str", "watch", "awatch", "Change",
