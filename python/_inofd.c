@@ -639,7 +639,7 @@ PyDoc_STRVAR(watch_tree_doc,
 "watch_tree($self, /, path, mask, exclude=(), max_depth=0, flags=0,\n"
 "           dirfd=None, data=None)\n--\n\n-> wd.  "
 "Watch the directory path and every directory below it as one\n"
-"registration (inofd_watch_tree_at(3)).  exclude: fnmatch patterns\n"
+"registration (libinofd's inofd_watch_tree_at).  exclude: fnmatch patterns\n"
 "(str or bytes) matched against directory names; max_depth 0: no limit;\n"
 "flags: AT_*, TREE_XDEV, TREE_MEMBER_ENDS.");
 
@@ -799,7 +799,7 @@ static PyObject *instance_fileno(InstanceObject *self, PyObject *unused)
 
 PyDoc_STRVAR(timeout_doc,
 "timeout($self, /)\n--\n\n-> int.  "
-"inofd_timeout(3): ms to wait before calling read(timeout=0) again\n"
+"libinofd's inofd_timeout: ms to wait before calling read(timeout=0) again\n"
 "(0: now, -1: nothing pending).");
 
 static PyObject *instance_timeout(InstanceObject *self, PyObject *unused)
@@ -995,7 +995,7 @@ fail:
 PyDoc_STRVAR(read_doc,
 "read($self, /, timeout=None)\n--\n\n-> list of Event.  "
 "The events ready now; if none, waits for some (poll(2) on fileno(),\n"
-"the GIL released, honouring inofd_timeout(3) for rename pairing and\n"
+"the GIL released, honouring timeout() for rename pairing and\n"
 "coalescing windows) at most timeout seconds (None: no limit, 0: do not\n"
 "wait).  Returns an empty list when the time runs out.");
 
@@ -1203,7 +1203,7 @@ static PyMethodDef instance_methods[] = {
 static PyGetSetDef instance_getset[] = {
 	{"backend", (getter)instance_get_backend, NULL, "BACKEND_* in use", NULL},
 	{"watch_count", (getter)instance_get_watch_count, NULL,
-	 "registrations held (inofd_watch_count(3))", NULL},
+	 "registrations held (libinofd's inofd_watch_count)", NULL},
 	{"closed", (getter)instance_get_closed, NULL, "True after close()", NULL},
 	{NULL}
 };
@@ -1213,7 +1213,7 @@ static PyTypeObject Instance_Type = {
 	.tp_name = "inofd._inofd.Instance",
 	.tp_doc = "Instance(pair_timeout_ms=0, coalesce_ms=0, queue_max=0,\n"
 		  "         backend=None, raw_moves=False)\n--\n\n"
-		  "One libinofd instance (inofd_new(3)).  backend: None (the best\n"
+		  "One libinofd instance (inofd_new).  backend: None (the best\n"
 		  "available), 'kernel', 'procfd', 'fanotify' or a BACKEND_* int:\n"
 		  "that one or OSError(ENOSYS).  Iterating blocks for events.",
 	.tp_basicsize = sizeof(InstanceObject),

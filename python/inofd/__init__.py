@@ -15,8 +15,12 @@ os.fsdecode).  Errors of the library are OSError with its errno (and the
 path, for the calls that take one); misuse from Python is TypeError or
 ValueError; any use of a closed Instance is ValueError.
 
-See python/README and man 3 libinofd for the semantics (rename pairing,
-recursive watches, RESCAN after a loss).
+inofd.watch() and inofd.watchfiles are the high-level APIs, and
+inofd.watchdog a watchdog observer.  The package's README says how to use
+each and gives the semantics (rename pairing, recursive watches, RESCAN
+after a loss): /usr/share/doc/python3-inofd/README from the Debian
+package, importlib.metadata.metadata("inofd")["Description"] from pip,
+python/README in the source.
 """
 from __future__ import annotations
 
