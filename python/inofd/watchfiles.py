@@ -26,14 +26,24 @@ library as exclude patterns), which saves the watches and their events.
 """
 from __future__ import annotations
 
+import importlib
+import json
 import logging
+import multiprocessing
 import os
 import re
+import shlex
+import signal
+import subprocess
+import time
 import warnings
 from enum import IntEnum
 from pathlib import Path
-from typing import (TYPE_CHECKING, Any, AsyncGenerator, Callable, Generator,
+from typing import (TYPE_CHECKING, Any, AsyncGenerator, Callable, Dict, Generator,
                     List, Optional, Sequence, Set, Tuple, Union)
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 from ._watch import Change as _NC
 from ._watch import ChangeKind as _K
@@ -46,7 +56,7 @@ if TYPE_CHECKING:
         def is_set(self) -> bool: ...
 
 __all__ = ["watch", "awatch", "Change", "FileChange", "BaseFilter",
-           "DefaultFilter", "PythonFilter"]
+           "DefaultFilter", "PythonFilter", "run_process", "detect_target_type"]
 
 logger = logging.getLogger("inofd.watchfiles")
 
@@ -260,3 +270,119 @@ async def awatch(
                 yield changes
     finally:
         w.close()
+
+
+# ---------------------------------------------------------------- run_process
+
+Target = Union[str, List[str], Callable[..., Any]]
+
+
+def detect_target_type(target: Target) -> Literal["function", "command"]:
+    """"function" for a callable or a dotted name (pkg.mod.func), else
+    "command" (a command line, a list of arguments, a .py or .sh file)."""
+    if callable(target):
+        return "function"
+    if isinstance(target, list):
+        if len(target) != 1:
+            return "command"
+        target = target[0]
+    assert isinstance(target, str)
+    if target.endswith((".py", ".sh")) or not re.fullmatch(r"\w+(\.\w+)+", target):
+        return "command"
+    return "function"
+
+
+def _call_dotted(name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> None:
+    module, _, attr = name.strip().rpartition(".")
+    getattr(importlib.import_module(module), attr)(*args, **kwargs)
+
+
+class _Child:
+    """The target, running: a spawned process (function) or a command."""
+
+    def __init__(self, target: Target, kind: str, args: Tuple[Any, ...],
+                 kwargs: Optional[Dict[str, Any]],
+                 changes: Optional[Set[FileChange]]) -> None:
+        os.environ["WATCHFILES_CHANGES"] = json.dumps(
+            [[c.raw_str(), p] for c, p in sorted(changes or ())])
+        self.process: Optional[multiprocessing.process.BaseProcess] = None
+        self.popen: Optional["subprocess.Popen[bytes]"] = None
+        if kind == "function":
+            if isinstance(target, list):
+                target = target[0]
+            if isinstance(target, str):
+                fn: Callable[..., Any] = _call_dotted
+                args, kwargs = (target, args, kwargs or {}), {}
+            else:
+                fn = target
+            self.process = multiprocessing.get_context("spawn").Process(
+                target=fn, args=args, kwargs=kwargs or {})
+            self.process.start()
+            self.pid = self.process.pid
+        else:
+            assert not callable(target)
+            argv = shlex.split(target) if isinstance(target, str) else list(target)
+            self.popen = subprocess.Popen(argv)
+            self.pid = self.popen.pid
+
+    def _wait(self, timeout: float) -> Optional[int]:
+        if self.popen is not None:
+            try:
+                return self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                return None
+        assert self.process is not None
+        self.process.join(timeout)
+        return self.process.exitcode
+
+    def stop(self, sigint_timeout: float, sigkill_timeout: float) -> None:
+        """SIGINT, then SIGKILL after sigint_timeout seconds."""
+        os.environ.pop("WATCHFILES_CHANGES", None)
+        pid = self.pid
+        if pid is None or self._wait(0) is not None:
+            return
+        os.kill(pid, signal.SIGINT)
+        if self._wait(sigint_timeout) is None:
+            logger.warning("process %d did not end on SIGINT, sending SIGKILL", pid)
+            os.kill(pid, signal.SIGKILL)
+            self._wait(sigkill_timeout)
+
+
+def run_process(
+    *paths: Union[Path, str],
+    target: Target,
+    args: Tuple[Any, ...] = (),
+    kwargs: Optional[Dict[str, Any]] = None,
+    target_type: Literal["function", "command", "auto"] = "auto",
+    callback: Optional[Callable[[Set[FileChange]], None]] = None,
+    watch_filter: Optional[Callable[[Change, str], bool]] = PythonFilter(),
+    grace_period: float = 0,
+    debounce: int = 1_600,
+    step: int = 50,
+    debug: Optional[bool] = None,
+    sigint_timeout: int = 5,
+    sigkill_timeout: int = 1,
+    recursive: bool = True,
+    ignore_permission_denied: bool = False,
+) -> int:
+    """Run target (a function, in a spawned process, or a command) and
+    restart it whenever files below paths change (watchfiles.run_process);
+    returns how often it was restarted, when Ctrl-C ends the watch.
+    callback(changes) is called before each restart; the target finds the
+    changes that restarted it in $WATCHFILES_CHANGES (JSON)."""
+    kind = detect_target_type(target) if target_type == "auto" else target_type
+    child = _Child(target, kind, args, kwargs, None)
+    reloads = 0
+    try:
+        if grace_period:
+            time.sleep(grace_period)
+        for changes in watch(*paths, watch_filter=watch_filter, debounce=debounce,
+                             step=step, raise_interrupt=False, recursive=recursive):
+            if callback is not None:
+                callback(changes)
+            child.stop(sigint_timeout, sigkill_timeout)
+            child = _Child(target, kind, args, kwargs, changes)
+            reloads += 1
+    finally:
+        child.stop(sigint_timeout, sigkill_timeout)
+    return reloads

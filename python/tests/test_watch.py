@@ -299,3 +299,60 @@ def test_watch_a_file_and_errors(tmp):
     assert info.value.filename == os.path.join(tmp, "nope")
     with pytest.raises(ValueError):
         next(inofd.watch())
+
+
+RUN_PROCESS_PROGRAM = '''
+import sys
+from inofd.watchfiles import run_process
+
+def callback(changes):
+    print("changes", sorted(p for _c, p in changes), flush=True)
+
+n = run_process(sys.argv[1], target=[sys.executable, "-c",
+                "import os; print('started', os.environ['WATCHFILES_CHANGES'], flush=True);"
+                "import time; time.sleep(60)"],
+                callback=callback, debounce=300, step=50)
+print("reloads", n, flush=True)
+'''
+
+
+def test_run_process_restarts_on_python_changes(tmp, tmp_path):
+    """watchfiles' run_process: a command restarted when a .py changes
+    (PythonFilter), not for a .txt; Ctrl-C ends it with the reload count."""
+    import signal
+    import subprocess
+    import sys
+    prog = tmp_path / "prog.py"
+    prog.write_text(RUN_PROCESS_PROGRAM)
+    watched = os.path.join(tmp, "w")
+    os.mkdir(watched)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(inofd.__file__)))
+    p = subprocess.Popen([sys.executable, str(prog), watched], stdout=subprocess.PIPE,
+                         text=True, env=env)
+    lines = []
+
+    def expect(prefix):
+        line = p.stdout.readline()
+        lines.append(line)
+        assert line.startswith(prefix), lines
+    try:
+        expect("started []")
+        time.sleep(0.3)
+        open(os.path.join(watched, "notes.txt"), "w").close()
+        time.sleep(0.5)
+        open(os.path.join(watched, "app.py"), "w").close()
+        expect("changes ['%s']" % os.path.join(watched, "app.py"))
+        expect('started [["added", "%s"]]' % os.path.join(watched, "app.py"))
+        p.send_signal(signal.SIGINT)
+        expect("reloads 1")
+        assert p.wait(10) == 0
+    finally:
+        p.kill()
+        p.wait()
+    assert list(inspect.signature(wf.run_process).parameters) == [
+        "paths", "target", "args", "kwargs", "target_type", "callback", "watch_filter",
+        "grace_period", "debounce", "step", "debug", "sigint_timeout",
+        "sigkill_timeout", "recursive", "ignore_permission_denied"]
+    assert wf.detect_target_type("pkg.mod.func") == "function"
+    assert wf.detect_target_type("./serve.py") == "command"
+    assert wf.detect_target_type(print) == "function"
