@@ -26,7 +26,15 @@ from __future__ import annotations
 
 import enum as _enum
 
-from . import _inofd
+try:
+    from . import _inofd
+except ImportError:   # not "circular import": say what is missing
+    import sys as _sys
+    raise ImportError(
+        "inofd: its C part (inofd._inofd) is not built for this Python "
+        "(%s, %s): pip install --no-build-isolation ./python in this "
+        "interpreter's venv, or make -C python PYTHON=%s"
+        % (_sys.executable, _sys.version.split()[0], _sys.executable)) from None
 from ._inofd import *  # noqa: F401,F403  Instance, Event, IN_*, EV_*, EVF_*, ...
 from ._inofd import Event as Event, Instance as Instance  # noqa: F401
 from ._inofd import library_version as library_version, strerror as strerror  # noqa: F401

@@ -133,3 +133,24 @@ def test_kernel_backend_on_a_stock_kernel_says_why():
         assert e.errno == errno.ENOSYS
         assert "INOTIFY_IOC_WATCH" in e.strerror
         assert "/proc is not mounted" not in e.strerror     # said so before
+
+
+def test_import_without_the_c_part_says_so(tmp_path):
+    """The pure-Python files without a module built for this Python: the
+    error names the missing build, not a circular import (pyenv's 3.12
+    with PYTHONPATH=python said "partially initialized module")."""
+    import shutil
+    import subprocess
+    import sys
+    src = os.path.dirname(inofd.__file__)
+    dst = tmp_path / "inofd"
+    dst.mkdir()
+    for n in os.listdir(src):
+        if n.endswith(".py"):
+            shutil.copy(os.path.join(src, n), str(dst / n))
+    r = subprocess.run([sys.executable, "-c", "import inofd"], cwd=str(tmp_path),
+                       env=dict(os.environ, PYTHONPATH=str(tmp_path)),
+                       stderr=subprocess.PIPE, text=True)
+    assert r.returncode != 0
+    assert "not built for this Python" in r.stderr, r.stderr
+    assert "circular" not in r.stderr
