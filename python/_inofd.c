@@ -1315,7 +1315,9 @@ static const struct { const char *name; long long v; } constants[] = {
 	{ "VERSION_MINOR", INOFD_VERSION_MINOR },
 };
 
-PyMODINIT_FUNC PyInit__inofd(void)
+/* exported as well where PyMODINIT_FUNC does not say so (3.8) and
+ * everything is built with -fvisibility=hidden */
+__attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__inofd(void)
 {
 	PyObject *m;
 	size_t i;
