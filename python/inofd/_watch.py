@@ -46,14 +46,6 @@ class Change(NamedTuple):
     is_dir: bool = False
 
 
-class StopEvent:
-    """What stop_event may be: anything with is_set() (threading.Event,
-    asyncio.Event, anyio.Event)."""
-
-    def is_set(self) -> bool:  # pragma: no cover - a protocol
-        raise NotImplementedError
-
-
 class Watcher:
     """An Instance watching paths, turning its events into Changes."""
 

@@ -4,7 +4,6 @@ import asyncio
 import inspect
 import os
 import queue
-import textwrap
 import threading
 import time
 
