@@ -168,7 +168,8 @@ help:
 	@echo "make unit        host unit tests only"
 	@echo "make failnth     every allocation of the library failed in turn under ASan (tests/unit/failnth.c)"
 	@echo "make python      the Python binding (python/README); PYTHON=/usr/bin/python3"
-	@echo "make python-check   its pytest suite (API, errors, watchdog observer, stress, leaks, oracle)"
+	@echo "make python-check   its pytest suite (API, errors, watchfiles API, watchdog observer, stress, leaks, oracle)"
+	@echo "                 in venvs of PYTHON and of pyenv's 3.11 (PYENV_PYTHON=), pip-installed in each"
 	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3), watch-fd and the Python package"
 	@echo "                 (PREFIX=/usr: /usr/lib/python3/dist-packages); PREFIX=/usr/local DESTDIR="
 	@echo "make uninstall   remove what make install put there (same PREFIX and DESTDIR)"
@@ -256,6 +257,7 @@ python: lib
 # pip-installed in each from python/ (scripts/python-venv-check.sh).
 PYENV_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.11*/bin/python3))
 python-check: lib
+	@[ -n "$(PYENV_PYTHON)" ] || echo "python-check: no pyenv 3.11 (PYENV_PYTHON=): $(PYTHON) only"
 	@scripts/python-venv-check.sh $(B)/python $(PYTHON) $(PYENV_PYTHON)
 
 unit: lib
