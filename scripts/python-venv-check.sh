@@ -20,8 +20,8 @@ shift
 src=$(cd "$(dirname "$0")/../python" && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-# one interpreter: venv, pip install, pytest; output in $out/check-$tag.log
-check_one() {
+# one interpreter: its venv (made once), the package pip-installed there
+install_one() {
 	local py=$1 ver tag venv site start where
 	ver=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
 	case $(readlink -f "$py") in
@@ -41,31 +41,42 @@ check_one() {
 	fi
 	start=$(date +%s)
 	(cd "$out" && "$venv/bin/python" -m pip install -q --no-build-isolation --no-deps \
-		--force-reinstall --disable-pip-version-check "$src") ||
-		{ echo "python-check: pip install failed ($tag)"; return 1; }
+		--force-reinstall --disable-pip-version-check "$src") >"$out/pip-$tag.log" 2>&1 ||
+		{ tail -30 "$out/pip-$tag.log"; echo "python-check: pip install failed ($tag)"; return 1; }
 	where=$(cd "$out" && "$venv/bin/python" -c 'import inofd; print(inofd.__file__)')
 	case $where in
 	"$venv"/*) ;;
 	*) echo "python-check: $tag imports inofd from $where, not the venv"; return 1 ;;
 	esac
 	echo "python-check: $tag: pip install in $(($(date +%s) - start))s, inofd from $where"
+	venvs+=("$venv")
+}
+
+# pytest in one venv, from outside the tree
+test_one() {
 	# shellcheck disable=SC2086
-	(cd "$out" && PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m pytest -q \
+	(cd "$out" && PYTHONDONTWRITEBYTECODE=1 "$1/bin/python" -m pytest -q \
 		-p no:cacheprovider "$src/tests" ${PYTEST_ARGS:-})
 }
 
-# The interpreters run side by side (the suite mostly waits for events).
+# The installs one after the other (each builds in python/build), then
+# the suites side by side (they mostly wait for events).
+venvs=()
+for py in "$@"; do
+	install_one "$py" || exit 1
+done
 pids=()
 logs=()
-for py in "$@"; do
-	log=$out/check-$(echo "$py" | tr -c 'a-zA-Z0-9.\n' _).log
-	check_one "$py" >"$log" 2>&1 &
+for venv in "${venvs[@]}"; do
+	log=$out/check-${venv##*/venv-}.log
+	test_one "$venv" >"$log" 2>&1 &
 	pids+=($!)
 	logs+=("$log")
 done
 rc=0
 for i in "${!pids[@]}"; do
 	wait "${pids[$i]}" || rc=1
+	echo "python-check: ${venvs[$i]##*/venv-}: pytest"
 	sed 's/^/  /' "${logs[$i]}" | grep -v '^  \.*\s*\[' || true
 done
 [ $rc = 0 ] && echo "python-check: passed in $# interpreters" || echo "python-check: FAILED"
