@@ -305,11 +305,23 @@ static const char *mask_error(uint32_t mask, int is_fd)
 	return NULL;
 }
 
-static void instance_release(InstanceObject *self)
+/*
+ * Free the instance.  nogil: inofd_free() runs without the GIL (closing a
+ * fanotify group waits for an SRCU grace period, 0.1-0.3 s on a busy
+ * host, which must not stall an event loop in another thread); the
+ * instance reads as closed (in NULL) before.
+ */
+static void instance_release(InstanceObject *self, int nogil)
 {
-	if (self->in) {
-		inofd_free(self->in);
-		self->in = NULL;
+	struct inofd *in = self->in;
+
+	self->in = NULL;
+	if (in && nogil) {
+		Py_BEGIN_ALLOW_THREADS
+		inofd_free(in);
+		Py_END_ALLOW_THREADS
+	} else if (in) {
+		inofd_free(in);
 	}
 	if (self->wakefd >= 0) {
 		close(self->wakefd);
@@ -435,7 +447,7 @@ static void instance_dealloc(InstanceObject *self)
 {
 	PyObject_GC_UnTrack(self);
 	/* no reader can be polling: it holds a reference */
-	instance_release(self);
+	instance_release(self, 0);
 	Py_CLEAR(self->datamap);
 	Py_CLEAR(self->close_hooks);
 	Py_TYPE(self)->tp_free((PyObject *)self);
@@ -973,7 +985,7 @@ static PyObject *read_events(InstanceObject *self, double timeout_ms)
 		self->readers--;
 		if (self->closing) {
 			if (self->readers == 0)
-				instance_release(self);
+				instance_release(self, 1);
 			PyErr_SetString(PyExc_ValueError,
 					"inofd.Instance closed while reading");
 			goto fail;
@@ -1094,7 +1106,7 @@ static PyObject *instance_close(InstanceObject *self, PyObject *unused)
 		}
 		Py_RETURN_NONE;
 	}
-	instance_release(self);
+	instance_release(self, 1);
 	Py_RETURN_NONE;
 }
 
