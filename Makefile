@@ -114,9 +114,17 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
 	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang \
 	debhelper dpkg-dev lintian gnuplot-nox \
-	python3-dev python3-pytest python3-watchdog dh-python
+	python3-dev python3-pytest python3-watchdog dh-python python3-venv python3-mypy
 
-.PHONY: all help deps need kernel tree initramfs qemu shell check unit bench python python-check \
+# What make deb needs, no more (debian/control's Build-Depends,
+# dpkg-buildpackage, lintian, rsync for scripts/mk-deb.sh): not the kernel
+# sources, qemu, clang or the i386 libc.
+DEB_BUILD_PACKAGES := gcc make libc6-dev rsync dpkg-dev debhelper dh-python \
+	python3-dev libcmocka-dev lintian
+# What make need checks (and make deps installs): everything by default.
+NEED_PACKAGES ?= $(DEB_PACKAGES)
+
+.PHONY: all help deps need need-deb kernel tree initramfs qemu shell check unit bench python python-check \
 	guest-check guest-test failnth probe-check uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
 	bench-host bench-lib-host bench-python bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check guest-env watch-fd-check oracle oracle-soak \
@@ -160,7 +168,8 @@ help:
 	@echo "make unit        host unit tests only"
 	@echo "make failnth     every allocation of the library failed in turn under ASan (tests/unit/failnth.c)"
 	@echo "make python      the Python binding (python/README); PYTHON=/usr/bin/python3"
-	@echo "make python-check   its pytest suite (API, errors, watchdog observer, stress, leaks, oracle)"
+	@echo "make python-check   its pytest suite (API, errors, watchfiles API, watchdog observer, stress, leaks, oracle)"
+	@echo "                 in venvs of PYTHON and of pyenv's 3.11 (PYENV_PYTHON=), pip-installed in each"
 	@echo "make install     libinofd (.so, .a, inofd.h, libinofd.pc, man3), watch-fd and the Python package"
 	@echo "                 (PREFIX=/usr: /usr/lib/python3/dist-packages); PREFIX=/usr/local DESTDIR="
 	@echo "make uninstall   remove what make install put there (same PREFIX and DESTDIR)"
@@ -186,17 +195,17 @@ deps:
 	@if [ "$$(id -u)" != 0 ]; then \
 		echo "make deps: run as root (apt-get install)"; exit 1; fi
 	apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEB_PACKAGES)
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(NEED_PACKAGES)
 
 # Stop early, naming what is missing; as root, install it.
 need:
-	@missing=$$(for p in $(DEB_PACKAGES); do \
+	@missing=$$(for p in $(NEED_PACKAGES); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
 	done); \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ]; then \
 			echo "missing packages: $$missing; running make deps"; \
-			$(MAKE) --no-print-directory deps || exit 1; \
+			$(MAKE) --no-print-directory deps NEED_PACKAGES="$(NEED_PACKAGES)" || exit 1; \
 		else \
 			echo "missing Debian packages: $$missing"; \
 			echo "run 'sudo make deps' first"; exit 1; \
@@ -242,9 +251,14 @@ python: lib
 
 # Its tests (python/tests, pytest from Debian's python3-pytest): the API
 # and its errors, the watchdog observer on both host backends, a stress,
-# leak checks over 100,000 events and the oracle's idea through Python.
+# leak checks over 100,000 events and the oracle's idea through Python,
+# inofd.watchfiles and inofd.watch().  Run in a venv of $(PYTHON) and one
+# of PYENV_PYTHON (pyenv's 3.11, when there is one), the package
+# pip-installed in each from python/ (scripts/python-venv-check.sh).
+PYENV_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.11*/bin/python3))
 python-check: lib
-	@$(MAKE) -s --no-print-directory -C python check PYTHON=$(PYTHON)
+	@[ -n "$(PYENV_PYTHON)" ] || echo "python-check: no pyenv 3.11 (PYENV_PYTHON=): $(PYTHON) only"
+	@scripts/python-venv-check.sh $(B)/python $(PYTHON) $(PYENV_PYTHON)
 
 unit: lib
 	@$(MAKE) -s -C tests/unit check
@@ -721,11 +735,14 @@ install-check: lib python
 # dpkg-buildpackage on a copy of the tree (build/deb/src, without what
 # .gitignore lists), so the working tree's own build is left alone; the
 # packages and the lintian report land in build/deb/.
-deb: need
+need-deb:
+	@$(MAKE) --no-print-directory need NEED_PACKAGES="$(DEB_BUILD_PACKAGES)"
+
+deb: need-deb
 	@scripts/mk-deb.sh $(B)/deb
 
 # In make check the unit tests have just run: the package build skips them.
-deb-check: need
+deb-check: need-deb
 	@DEB_BUILD_OPTIONS="nocheck noautodbgsym $(DEB_BUILD_OPTIONS)" DEB_BUILD_PROFILES=nocheck \
 		scripts/mk-deb.sh $(B)/deb
 

@@ -30,12 +30,35 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <string.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "inofd.h"
+
+/* What the code below uses of CPython 3.10 and 3.9, for 3.8. */
+#if PY_VERSION_HEX < 0x030A0000
+static inline PyObject *Py_NewRef(PyObject *o)
+{
+	Py_INCREF(o);
+	return o;
+}
+#endif
+#if PY_VERSION_HEX < 0x03090000
+static int PyModule_AddType(PyObject *m, PyTypeObject *t)
+{
+	const char *name = strrchr(t->tp_name, '.') + 1;
+
+	Py_INCREF(t);
+	if (PyModule_AddObject(m, name, (PyObject *)t) < 0) {
+		Py_DECREF(t);
+		return -1;
+	}
+	return 0;
+}
+#endif
 
 /* ------------------------------------------------------------ Event */
 
@@ -90,7 +113,6 @@ static int event_clear(EventObject *e)
 #define EV_OFF(f) offsetof(EventObject, f)
 static PyMemberDef event_members[] = {
 	{"seq", T_ULONGLONG, EV_OFF(seq), READONLY, "1, 2, 3, ... per instance, no gap"},
-	{"type", T_INT, EV_OFF(type), READONLY, "EV_* (inofd.EventType)"},
 	{"wd", T_INT, EV_OFF(wd), READONLY, "the watch descriptor (-1 for a global RESCAN)"},
 	{"mask", T_UINT, EV_OFF(mask), READONLY, "IN_* bits"},
 	{"cookie", T_UINT, EV_OFF(cookie), READONLY, "the inotify cookie"},
@@ -120,6 +142,25 @@ static PyObject *ev_fsname(EventObject *e, void *c) { (void)c; return fsdecode(e
 static PyObject *ev_fspath(EventObject *e, void *c) { (void)c; return fsdecode(e->path); }
 static PyObject *ev_fsfrom_name(EventObject *e, void *c) { (void)c; return fsdecode(e->from_name); }
 static PyObject *ev_fsfrom_path(EventObject *e, void *c) { (void)c; return fsdecode(e->from_path); }
+/*
+ * The members of inofd.EventType by value, handed over by inofd/__init__.py
+ * (_set_event_types); until then, or for a value it lacks, Event.type is
+ * the int.
+ */
+static PyObject *event_types;
+
+static PyObject *ev_type(EventObject *e, void *c)
+{
+	(void)c;
+	if (event_types && e->type >= 0 && e->type < PyTuple_GET_SIZE(event_types)) {
+		PyObject *t = PyTuple_GET_ITEM(event_types, e->type);
+
+		if (t != Py_None)
+			return Py_NewRef(t);
+	}
+	return PyLong_FromLong(e->type);
+}
+
 static PyObject *ev_is_dir(EventObject *e, void *c)
 {
 	(void)c;
@@ -127,6 +168,7 @@ static PyObject *ev_is_dir(EventObject *e, void *c)
 }
 
 static PyGetSetDef event_getset[] = {
+	{"type", (getter)ev_type, NULL, "EV_*, as an inofd.EventType", NULL},
 	{"fsname", (getter)ev_fsname, NULL, "name as str (os.fsdecode) or None", NULL},
 	{"fspath", (getter)ev_fspath, NULL, "path as str (os.fsdecode) or None", NULL},
 	{"fsfrom_name", (getter)ev_fsfrom_name, NULL, "from_name as str or None", NULL},
@@ -137,11 +179,17 @@ static PyGetSetDef event_getset[] = {
 
 static PyObject *event_repr(EventObject *e)
 {
-	return PyUnicode_FromFormat(
-		"inofd.Event(seq=%llu, type=%d, wd=%d, mask=0x%x, flags=0x%x, "
+	PyObject *t = ev_type(e, NULL), *r;
+
+	if (!t)
+		return NULL;
+	r = PyUnicode_FromFormat(
+		"inofd.Event(seq=%llu, type=%R, wd=%d, mask=0x%x, flags=0x%x, "
 		"error=%d, name=%R, path=%R, from_wd=%d, from_path=%R)",
-		e->seq, e->type, e->wd, e->mask, e->flags, e->error,
+		e->seq, t, e->wd, e->mask, e->flags, e->error,
 		e->name, e->path, e->from_wd, e->from_path);
+	Py_DECREF(t);
+	return r;
 }
 
 static PyTypeObject Event_Type = {
@@ -169,6 +217,7 @@ typedef struct {
 	int wakefd;		/* eventfd: close() wakes a polling read() */
 	int readers;		/* read() calls polling without the GIL */
 	int closing;		/* close() came while readers > 0 */
+	PyObject *close_hooks;	/* list of callables close() calls, or NULL */
 	PyObject *datamap;	/* dict wd -> data (owned references) */
 	PyObject *pending;	/* list of events for iteration */
 	Py_ssize_t pending_pos;
@@ -176,19 +225,22 @@ typedef struct {
 
 static PyTypeObject Instance_Type;
 
-/* OSError from a -errno of the library, with inofd_strerror's text. */
-static PyObject *set_oserror(int err, PyObject *filename)
+/*
+ * OSError from a -errno of the library, with text (NULL: inofd_strerror's)
+ * and the caller's filename object (or NULL).
+ */
+static PyObject *set_oserror_text(int err, const char *text, PyObject *filename)
 {
 	PyObject *exc;
 
 	if (err < 0)
 		err = -err;
+	if (!text)
+		text = inofd_strerror(-err);
 	if (filename)
-		exc = PyObject_CallFunction(PyExc_OSError, "isO", err,
-					    inofd_strerror(-err), filename);
+		exc = PyObject_CallFunction(PyExc_OSError, "isO", err, text, filename);
 	else
-		exc = PyObject_CallFunction(PyExc_OSError, "is", err,
-					    inofd_strerror(-err));
+		exc = PyObject_CallFunction(PyExc_OSError, "is", err, text);
 	if (exc) {
 		PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
 		Py_DECREF(exc);
@@ -196,11 +248,80 @@ static PyObject *set_oserror(int err, PyObject *filename)
 	return NULL;
 }
 
-static void instance_release(InstanceObject *self)
+static PyObject *set_oserror(int err, PyObject *filename)
 {
-	if (self->in) {
-		inofd_free(self->in);
-		self->in = NULL;
+	return set_oserror_text(err, NULL, filename);
+}
+
+/* EINVAL of a call on a wd: the wd is not (or no longer) a watch. */
+static PyObject *wd_error(int r, const char *call, int wd)
+{
+	char text[160];
+
+	if (r != -EINVAL)
+		return set_oserror(r, NULL);
+	PyOS_snprintf(text, sizeof(text), "%s(%d): no such watch in this instance "
+		      "(never made, or it has ended)", call, wd);
+	return set_oserror_text(r, text, NULL);
+}
+
+/* The options inofd_new() refused, or a forced backend it lacks, by name. */
+static const char *new_error(int r, unsigned int pair, unsigned int coal,
+			     unsigned int flags)
+{
+	if (r == -EINVAL && pair > 60000)
+		return "pair_timeout_ms: more than 60000 (one minute)";
+	if (r == -EINVAL && coal > 3600000)
+		return "coalesce_ms: more than 3600000 (one hour)";
+	if (r != -ENOSYS)
+		return NULL;
+	if (flags & INOFD_FORCE_KERNEL)
+		return "backend 'kernel': this kernel has no INOTIFY_IOC_WATCH "
+		       "(it needs the patched kernel); backend=None picks procfd "
+		       "or fanotify";
+	if (flags & INOFD_FORCE_PROCFD)
+		return "backend 'procfd': /proc is not mounted";
+	if (flags & INOFD_FORCE_FANOTIFY)
+		return "backend 'fanotify': fanotify is unavailable here (it "
+		       "needs Linux 5.9 and CAP_SYS_ADMIN)";
+	return NULL;
+}
+
+#define EVENT_BITS	(IN_ALL_EVENTS | IN_UNMOUNT)
+#define KNOWN_BITS	(EVENT_BITS | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK | \
+			 IN_MASK_CREATE | IN_MASK_ADD | IN_ONESHOT)
+
+/* What is wrong with a mask the library refused with EINVAL, or NULL. */
+static const char *mask_error(uint32_t mask, int is_fd)
+{
+	if (mask & ~KNOWN_BITS)
+		return "mask: bits that are no IN_* flag";
+	if (!(mask & EVENT_BITS))
+		return "mask: no event bit (IN_CREATE, IN_MODIFY, IN_ALL_EVENTS, ...)";
+	if ((mask & IN_MASK_ADD) && (mask & IN_MASK_CREATE))
+		return "mask: IN_MASK_ADD and IN_MASK_CREATE contradict each other";
+	if (is_fd && (mask & IN_DONT_FOLLOW))
+		return "mask: IN_DONT_FOLLOW means nothing for a descriptor";
+	return NULL;
+}
+
+/*
+ * Free the instance.  nogil: inofd_free() runs without the GIL (closing a
+ * fanotify group waits for an SRCU grace period, 0.1-0.3 s on a busy
+ * host, which must not stall an event loop in another thread); the
+ * instance reads as closed (in NULL) before.
+ */
+static void instance_release(InstanceObject *self, int nogil)
+{
+	struct inofd *in = self->in;
+
+	self->in = NULL;
+	if (in && nogil) {
+		Py_BEGIN_ALLOW_THREADS
+		inofd_free(in);
+		Py_END_ALLOW_THREADS
+	} else if (in) {
+		inofd_free(in);
 	}
 	if (self->wakefd >= 0) {
 		close(self->wakefd);
@@ -289,7 +410,7 @@ static int instance_init(InstanceObject *self, PyObject *args, PyObject *kw)
 	r = inofd_new(&self->in, &o);
 	if (r < 0) {
 		self->in = NULL;
-		set_oserror(r, NULL);
+		set_oserror_text(r, new_error(r, pair, coal, o.flags), NULL);
 		return -1;
 	}
 	return 0;
@@ -307,6 +428,7 @@ static PyObject *instance_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 
 static int instance_traverse(InstanceObject *self, visitproc visit, void *arg)
 {
+	Py_VISIT(self->close_hooks);
 	Py_VISIT(self->datamap);
 	Py_VISIT(self->pending);
 	return 0;
@@ -314,6 +436,7 @@ static int instance_traverse(InstanceObject *self, visitproc visit, void *arg)
 
 static int instance_clear(InstanceObject *self)
 {
+	Py_CLEAR(self->close_hooks);
 	if (self->datamap)
 		PyDict_Clear(self->datamap);
 	Py_CLEAR(self->pending);
@@ -324,8 +447,9 @@ static void instance_dealloc(InstanceObject *self)
 {
 	PyObject_GC_UnTrack(self);
 	/* no reader can be polling: it holds a reference */
-	instance_release(self);
+	instance_release(self, 0);
 	Py_CLEAR(self->datamap);
+	Py_CLEAR(self->close_hooks);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -407,12 +531,13 @@ static int conv_dirfd(PyObject *o, void *p)
  * (None is not stored).
  */
 static PyObject *watch_done(InstanceObject *self, int wd, PyObject *data,
-			    PyObject *filename)
+			    PyObject *filename, uint32_t mask)
 {
 	PyObject *key;
 
 	if (wd < 0)
-		return set_oserror(wd, filename);
+		return set_oserror_text(wd, wd == -EINVAL ? mask_error(mask, !filename) : NULL,
+					filename);
 	key = PyLong_FromLong(wd);
 	if (!key)
 		goto undo;
@@ -433,7 +558,7 @@ static void *data_marker(PyObject *data)
 }
 
 PyDoc_STRVAR(watch_fd_doc,
-"watch_fd(fd, mask, data=None) -> wd\n\n"
+"watch_fd($self, /, fd, mask, data=None)\n--\n\n-> wd.  "
 "Watch the object the open descriptor fd (an int or an object with\n"
 "fileno()) refers to; fd may be closed as soon as this returns.\n"
 "data is handed back in every event of the watch and kept alive by the\n"
@@ -465,23 +590,23 @@ static PyObject *instance_watch_fd(InstanceObject *self, PyObject *args, PyObjec
 	if (check_open(self))
 		return NULL;
 	wd = inofd_watch_fd(self->in, fd, mask, data_marker(data));
-	return watch_done(self, wd, data, NULL);
+	return watch_done(self, wd, data, NULL, mask);
 }
 
 PyDoc_STRVAR(watch_path_doc,
-"watch_path(path, mask, data=None) -> wd\n\n"
+"watch_path($self, /, path, mask, data=None)\n--\n\n-> wd.  "
 "Watch a path (str, bytes or os.PathLike), as inotify_add_watch does.");
 
 static PyObject *instance_watch_path(InstanceObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = {"path", "mask", "data", NULL};
-	PyObject *path, *data = Py_None, *ret;
+	PyObject *arg, *path, *data = Py_None, *ret;
 	uint32_t mask;
 	int wd;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|O:watch_path", kwlist,
-					 PyUnicode_FSConverter, &path,
-					 conv_mask, &mask, &data))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|O:watch_path", kwlist,
+					 &arg, conv_mask, &mask, &data) ||
+	    !PyUnicode_FSConverter(arg, &path))
 		return NULL;
 	if (check_open(self)) {
 		Py_DECREF(path);
@@ -489,27 +614,27 @@ static PyObject *instance_watch_path(InstanceObject *self, PyObject *args, PyObj
 	}
 	wd = inofd_watch_path(self->in, PyBytes_AS_STRING(path), mask,
 			      data_marker(data));
-	ret = watch_done(self, wd, data, path);
+	ret = watch_done(self, wd, data, arg, mask);
 	Py_DECREF(path);
 	return ret;
 }
 
 PyDoc_STRVAR(watch_at_doc,
-"watch_at(dirfd, path, mask, flags=0, data=None) -> wd\n\n"
+"watch_at($self, /, dirfd, path, mask, flags=0, data=None)\n--\n\n-> wd.  "
 "Watch path relative to dirfd (None or os AT_FDCWD: the working\n"
 "directory); flags: AT_SYMLINK_NOFOLLOW, AT_EMPTY_PATH.");
 
 static PyObject *instance_watch_at(InstanceObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = {"dirfd", "path", "mask", "flags", "data", NULL};
-	PyObject *path, *data = Py_None, *ret;
+	PyObject *arg, *path, *data = Py_None, *ret;
 	uint32_t mask, flags = 0;
 	int dirfd, wd;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&O&|O&O:watch_at", kwlist,
-					 conv_dirfd, &dirfd,
-					 PyUnicode_FSConverter, &path,
-					 conv_mask, &mask, conv_flags, &flags, &data))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&OO&|O&O:watch_at", kwlist,
+					 conv_dirfd, &dirfd, &arg,
+					 conv_mask, &mask, conv_flags, &flags, &data) ||
+	    !PyUnicode_FSConverter(arg, &path))
 		return NULL;
 	if (check_open(self)) {
 		Py_DECREF(path);
@@ -517,16 +642,16 @@ static PyObject *instance_watch_at(InstanceObject *self, PyObject *args, PyObjec
 	}
 	wd = inofd_watch_at(self->in, dirfd, PyBytes_AS_STRING(path), mask,
 			    flags, data_marker(data));
-	ret = watch_done(self, wd, data, path);
+	ret = watch_done(self, wd, data, arg, mask);
 	Py_DECREF(path);
 	return ret;
 }
 
 PyDoc_STRVAR(watch_tree_doc,
-"watch_tree(path, mask, exclude=(), max_depth=0, flags=0, dirfd=None,\n"
-"           data=None) -> wd\n\n"
+"watch_tree($self, /, path, mask, exclude=(), max_depth=0, flags=0,\n"
+"           dirfd=None, data=None)\n--\n\n-> wd.  "
 "Watch the directory path and every directory below it as one\n"
-"registration (inofd_watch_tree_at(3)).  exclude: fnmatch patterns\n"
+"registration (libinofd's inofd_watch_tree_at).  exclude: fnmatch patterns\n"
 "(str or bytes) matched against directory names; max_depth 0: no limit;\n"
 "flags: AT_*, TREE_XDEV, TREE_MEMBER_ENDS.");
 
@@ -534,7 +659,7 @@ static PyObject *instance_watch_tree(InstanceObject *self, PyObject *args, PyObj
 {
 	static char *kwlist[] = {"path", "mask", "exclude", "max_depth", "flags",
 				 "dirfd", "data", NULL};
-	PyObject *path, *exclude = NULL, *data = Py_None, *ret = NULL;
+	PyObject *arg, *path, *exclude = NULL, *data = Py_None, *ret = NULL;
 	PyObject *seq = NULL, **encoded = NULL;
 	const char **pats = NULL;
 	uint32_t mask, flags = 0;
@@ -542,10 +667,10 @@ static PyObject *instance_watch_tree(InstanceObject *self, PyObject *args, PyObj
 	int dirfd = AT_FDCWD, wd;
 	Py_ssize_t n = 0, i;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|OO&O&O&O:watch_tree", kwlist,
-					 PyUnicode_FSConverter, &path,
-					 conv_mask, &mask, &exclude, conv_uint, &max_depth,
-					 conv_flags, &flags, conv_dirfd, &dirfd, &data))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|OO&O&O&O:watch_tree", kwlist,
+					 &arg, conv_mask, &mask, &exclude, conv_uint, &max_depth,
+					 conv_flags, &flags, conv_dirfd, &dirfd, &data) ||
+	    !PyUnicode_FSConverter(arg, &path))
 		return NULL;
 	if (exclude && exclude != Py_None) {
 		if (PyUnicode_Check(exclude) || PyBytes_Check(exclude)) {
@@ -585,7 +710,7 @@ static PyObject *instance_watch_tree(InstanceObject *self, PyObject *args, PyObj
 		wd = inofd_watch_tree_at(self->in, dirfd, PyBytes_AS_STRING(path),
 					 mask, &to);
 	}
-	ret = watch_done(self, wd, data, path);
+	ret = watch_done(self, wd, data, arg, mask);
 out:
 	if (encoded)
 		for (i = 0; i < n; i++)
@@ -618,7 +743,7 @@ static int conv_wd(PyObject *o, int *wd)
 }
 
 PyDoc_STRVAR(unwatch_doc,
-"unwatch(wd)\n\n"
+"unwatch($self, wd, /)\n--\n\n"
 "Remove the registration wd.  Its IN_IGNORED event is queued at once;\n"
 "the data of the watch is released when that event is read.");
 
@@ -630,12 +755,12 @@ static PyObject *instance_unwatch(InstanceObject *self, PyObject *arg)
 		return NULL;
 	r = inofd_unwatch(self->in, wd);
 	if (r < 0)
-		return set_oserror(r, NULL);
+		return wd_error(r, "unwatch", wd);
 	Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(wd_path_doc,
-"wd_path(wd) -> bytes or None\n\n"
+"wd_path($self, wd, /)\n--\n\n-> bytes or None.  "
 "The watch's current path (None when the library does not know it).");
 
 static PyObject *instance_wd_path(InstanceObject *self, PyObject *arg)
@@ -647,13 +772,13 @@ static PyObject *instance_wd_path(InstanceObject *self, PyObject *arg)
 		return NULL;
 	r = inofd_wd_path(self->in, wd, &p);
 	if (r < 0)
-		return set_oserror(r, NULL);
+		return wd_error(r, "wd_path", wd);
 	if (!p)
 		Py_RETURN_NONE;
 	return PyBytes_FromString(p);
 }
 
-PyDoc_STRVAR(wd_data_doc, "wd_data(wd) -> the data= object of the watch (None if none)");
+PyDoc_STRVAR(wd_data_doc, "wd_data($self, wd, /)\n--\n\nThe data= object of the watch (None if none).");
 
 static PyObject *instance_wd_data(InstanceObject *self, PyObject *arg)
 {
@@ -665,7 +790,7 @@ static PyObject *instance_wd_data(InstanceObject *self, PyObject *arg)
 		return NULL;
 	r = inofd_wd_data(self->in, wd, &d);
 	if (r < 0)
-		return set_oserror(r, NULL);
+		return wd_error(r, "wd_data", wd);
 	v = PyDict_GetItemWithError(self->datamap, arg);
 	if (!v) {
 		if (PyErr_Occurred())
@@ -685,8 +810,8 @@ static PyObject *instance_fileno(InstanceObject *self, PyObject *unused)
 }
 
 PyDoc_STRVAR(timeout_doc,
-"timeout() -> int\n\n"
-"inofd_timeout(3): ms to wait before calling read(timeout=0) again\n"
+"timeout($self, /)\n--\n\n-> int.  "
+"libinofd's inofd_timeout: ms to wait before calling read(timeout=0) again\n"
 "(0: now, -1: nothing pending).");
 
 static PyObject *instance_timeout(InstanceObject *self, PyObject *unused)
@@ -860,7 +985,7 @@ static PyObject *read_events(InstanceObject *self, double timeout_ms)
 		self->readers--;
 		if (self->closing) {
 			if (self->readers == 0)
-				instance_release(self);
+				instance_release(self, 1);
 			PyErr_SetString(PyExc_ValueError,
 					"inofd.Instance closed while reading");
 			goto fail;
@@ -880,9 +1005,9 @@ fail:
 }
 
 PyDoc_STRVAR(read_doc,
-"read(timeout=None) -> list of Event\n\n"
+"read($self, /, timeout=None)\n--\n\n-> list of Event.  "
 "The events ready now; if none, waits for some (poll(2) on fileno(),\n"
-"the GIL released, honouring inofd_timeout(3) for rename pairing and\n"
+"the GIL released, honouring timeout() for rename pairing and\n"
 "coalescing windows) at most timeout seconds (None: no limit, 0: do not\n"
 "wait).  Returns an empty list when the time runs out.");
 
@@ -938,15 +1063,39 @@ static PyObject *instance_iternext(InstanceObject *self)
 }
 
 PyDoc_STRVAR(close_doc,
-"close()\n\n"
+"close($self, /)\n--\n\n"
 "Free the instance: its watches end and their data is released.\n"
 "Idempotent; any later use raises ValueError.  A read() blocked in\n"
 "another thread wakes and raises ValueError.");
+
+/* Call (once) what _add_close_hook() registered; errors are unraisable. */
+static void run_close_hooks(InstanceObject *self)
+{
+	PyObject *hooks = self->close_hooks;
+	Py_ssize_t i;
+
+	self->close_hooks = NULL;
+	if (!hooks)
+		return;
+	for (i = 0; i < PyList_GET_SIZE(hooks); i++) {
+		PyObject *r = PyObject_CallObject(PyList_GET_ITEM(hooks, i), NULL);
+
+		if (r)
+			Py_DECREF(r);
+		else
+			PyErr_WriteUnraisable(PyList_GET_ITEM(hooks, i));
+	}
+	Py_DECREF(hooks);
+}
 
 static PyObject *instance_close(InstanceObject *self, PyObject *unused)
 {
 	(void)unused;
 	if (!self->in || self->closing)
+		Py_RETURN_NONE;
+	/* before the fd goes: an event loop can still remove its reader */
+	run_close_hooks(self);
+	if (!self->in || self->closing)	/* a hook closed it */
 		Py_RETURN_NONE;
 	if (self->readers > 0) {
 		uint64_t one = 1;
@@ -957,7 +1106,44 @@ static PyObject *instance_close(InstanceObject *self, PyObject *unused)
 		}
 		Py_RETURN_NONE;
 	}
-	instance_release(self);
+	instance_release(self, 1);
+	Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(add_close_hook_doc,
+"_add_close_hook($self, hook, /)\n--\n\n"
+"Call hook() when close() is called (before the descriptor is closed;\n"
+"in the thread that closes).  For inofd.asyncio; not for general use.");
+
+static PyObject *instance_add_close_hook(InstanceObject *self, PyObject *hook)
+{
+	if (check_open(self))
+		return NULL;
+	if (!PyCallable_Check(hook)) {
+		PyErr_SetString(PyExc_TypeError, "hook must be callable");
+		return NULL;
+	}
+	if (!self->close_hooks && !(self->close_hooks = PyList_New(0)))
+		return NULL;
+	if (PyList_Append(self->close_hooks, hook) < 0)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(remove_close_hook_doc,
+"_remove_close_hook($self, hook, /)\n--\n\n"
+"Undo _add_close_hook(hook) (nothing if it is not there).");
+
+static PyObject *instance_remove_close_hook(InstanceObject *self, PyObject *hook)
+{
+	Py_ssize_t i;
+
+	if (!self->close_hooks)
+		Py_RETURN_NONE;
+	for (i = PyList_GET_SIZE(self->close_hooks) - 1; i >= 0; i--)
+		if (PyList_GET_ITEM(self->close_hooks, i) == hook)
+			return PySequence_DelItem(self->close_hooks, i) < 0 ? NULL :
+			       Py_NewRef(Py_None);
 	Py_RETURN_NONE;
 }
 
@@ -1010,20 +1196,26 @@ static PyMethodDef instance_methods[] = {
 	{"wd_path", (PyCFunction)instance_wd_path, METH_O, wd_path_doc},
 	{"wd_data", (PyCFunction)instance_wd_data, METH_O, wd_data_doc},
 	{"fileno", (PyCFunction)instance_fileno, METH_NOARGS,
-	 "fileno() -> the descriptor to poll (selectors, asyncio add_reader)"},
+	 "fileno($self, /)\n--\n\nThe descriptor to poll (selectors, asyncio add_reader)."},
 	{"timeout", (PyCFunction)instance_timeout, METH_NOARGS, timeout_doc},
 	{"read", (PyCFunction)(void (*)(void))instance_read,
 	 METH_VARARGS | METH_KEYWORDS, read_doc},
 	{"close", (PyCFunction)instance_close, METH_NOARGS, close_doc},
-	{"__enter__", (PyCFunction)instance_enter, METH_NOARGS, NULL},
-	{"__exit__", (PyCFunction)instance_exit, METH_VARARGS, NULL},
+	{"_add_close_hook", (PyCFunction)instance_add_close_hook, METH_O,
+	 add_close_hook_doc},
+	{"_remove_close_hook", (PyCFunction)instance_remove_close_hook, METH_O,
+	 remove_close_hook_doc},
+	{"__enter__", (PyCFunction)instance_enter, METH_NOARGS,
+	 "__enter__($self, /)\n--\n\n"},
+	{"__exit__", (PyCFunction)instance_exit, METH_VARARGS,
+	 "__exit__($self, *exc_info)\n--\n\nclose()."},
 	{NULL}
 };
 
 static PyGetSetDef instance_getset[] = {
 	{"backend", (getter)instance_get_backend, NULL, "BACKEND_* in use", NULL},
 	{"watch_count", (getter)instance_get_watch_count, NULL,
-	 "registrations held (inofd_watch_count(3))", NULL},
+	 "registrations held (libinofd's inofd_watch_count)", NULL},
 	{"closed", (getter)instance_get_closed, NULL, "True after close()", NULL},
 	{NULL}
 };
@@ -1032,8 +1224,8 @@ static PyTypeObject Instance_Type = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "inofd._inofd.Instance",
 	.tp_doc = "Instance(pair_timeout_ms=0, coalesce_ms=0, queue_max=0,\n"
-		  "         backend=None, raw_moves=False)\n\n"
-		  "One libinofd instance (inofd_new(3)).  backend: None (the best\n"
+		  "         backend=None, raw_moves=False)\n--\n\n"
+		  "One libinofd instance (inofd_new).  backend: None (the best\n"
 		  "available), 'kernel', 'procfd', 'fanotify' or a BACKEND_* int:\n"
 		  "that one or OSError(ENOSYS).  Iterating blocks for events.",
 	.tp_basicsize = sizeof(InstanceObject),
@@ -1071,10 +1263,26 @@ static PyObject *mod_version(PyObject *m, PyObject *unused)
 	return Py_BuildValue("(II)", inofd_major_version(), inofd_minor_version());
 }
 
+static PyObject *mod_set_event_types(PyObject *m, PyObject *arg)
+{
+	(void)m;
+	if (!PyTuple_Check(arg)) {
+		PyErr_SetString(PyExc_TypeError, "a tuple of the types by value");
+		return NULL;
+	}
+	Py_INCREF(arg);
+	Py_XSETREF(event_types, arg);
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
-	{"strerror", mod_strerror, METH_O, "strerror(errno) -> inofd_strerror's text"},
+	{"_set_event_types", mod_set_event_types, METH_O,
+	 "_set_event_types(types, /)\n--\n\n"
+	 "Event.type gives types[value] (inofd.EventType's members)."},
+	{"strerror", mod_strerror, METH_O,
+	 "strerror(errno, /)\n--\n\ninofd_strerror's text for errno."},
 	{"library_version", mod_version, METH_NOARGS,
-	 "library_version() -> (major, minor) of the libinofd linked in"},
+	 "library_version()\n--\n\n(major, minor) of the libinofd linked in."},
 	{NULL}
 };
 
@@ -1119,7 +1327,9 @@ static const struct { const char *name; long long v; } constants[] = {
 	{ "VERSION_MINOR", INOFD_VERSION_MINOR },
 };
 
-PyMODINIT_FUNC PyInit__inofd(void)
+/* exported as well where PyMODINIT_FUNC does not say so (3.8) and
+ * everything is built with -fvisibility=hidden */
+__attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__inofd(void)
 {
 	PyObject *m;
 	size_t i;

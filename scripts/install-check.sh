@@ -38,7 +38,7 @@ version=$(make -s --no-print-directory -C libinotify version)
 	[ ! -f man/man1/watch-fd.1 ] || echo "f share/man/man1/watch-fd.1"
 	for m in libinotify/man/man3/*.3; do echo "f share/man/man3/${m##*/}"; done
 	# the Python package: PREFIX/lib/python3/dist-packages off /usr, /usr/local
-	for p in __init__.py asyncio.py watchdog.py \
+	for p in __init__.py asyncio.py watchdog.py _watch.py watchfiles.py _inofd.pyi py.typed \
 		"_inofd$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"; do
 		echo "f lib/python3/dist-packages/inofd/$p"
 	done

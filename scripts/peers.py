@@ -531,6 +531,36 @@ class PyInofd(Shim):
         return [f[2]] if len(f) >= 3 and f[2] else []
 
 
+class PyWatchfiles(PyInofd):
+    name = "python-inofd-watchfiles"
+    ready_text = None        # set up when iterated: sentinel only
+    overflow_na = True       # a RESCAN becomes the changes a re-walk finds
+    mode = ("python3 inofd_watchfiles.py ROOT: for changes in "
+            "inofd.watchfiles.watch(ROOT) (DefaultFilter, debounce 1600 ms)")
+
+    def argv(self, root):
+        return ["/usr/bin/python3", os.path.join(SHIMS, "inofd_watchfiles.py"), root]
+
+    def paths(self, line, root):
+        f = line.split("\t")
+        return [f[1]] if len(f) >= 2 else []
+
+
+class PyObserver(PyInofd):
+    name = "python-inofd-observer"
+    ready_text = r"^READY$"
+    mode = ("python3 inofd_observer.py ROOT: inofd.watchdog.InofdObserver(), "
+            "schedule(h, ROOT, recursive=True)")
+
+    def argv(self, root):
+        return ["/usr/bin/python3", os.path.join(SHIMS, "inofd_observer.py"), root]
+
+    def paths(self, line, root):
+        if line.startswith("OVERFLOW"):
+            return []
+        return Watchdog.paths(self, line, root)
+
+
 class Npm(Shim):
     def __init__(self, npmdir, state):
         self.npmdir = npmdir
@@ -888,7 +918,8 @@ def cmd_run(args):
 
     state = npm_setup(os.path.join(work, "npm"), fh)
     tools = [WatchFd("procfd", watch_fd), WatchFd("fanotify", watch_fd),
-             WatchFd("kernel", watch_fd), PyInofd(pypath), Watchdog(), Inotifywait(),
+             WatchFd("kernel", watch_fd), PyInofd(pypath), PyWatchfiles(pypath),
+             PyObserver(pypath), Watchdog(), Inotifywait(),
              Fswatch(), Watchman(), Parcel(os.path.join(work, "npm"), state),
              Chokidar(os.path.join(work, "npm"), state)]
     if only:

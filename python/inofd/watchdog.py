@@ -126,9 +126,13 @@ class InofdEmitter(EventEmitter):
         ino = inofd.Instance(backend=self._backend, **self._options)
         try:
             path = os.fsencode(self.watch.path)
+            self._wd = -1
             if self.watch.is_recursive:
-                self._wd = ino.watch_tree(path, WATCH_MASK)
-            else:
+                try:
+                    self._wd = ino.watch_tree(path, WATCH_MASK)
+                except NotADirectoryError:
+                    pass        # a file: watched as it is, as watchdog does
+            if self._wd < 0:
                 self._wd = ino.watch_path(path, WATCH_MASK)
             self._abs = ino.wd_path(self._wd) or os.path.abspath(path)
             if self._rescan == "snapshot":

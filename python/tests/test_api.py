@@ -170,7 +170,10 @@ def test_bad_input(tmp, backend, what, call, exc, err):
             call(ino, tmp)
         if err is not None:
             assert info.value.errno == err, what
-            assert info.value.strerror == inofd.strerror(-err)
+            # the library's text, or one naming what is wrong (test_fixes)
+            assert info.value.strerror == inofd.strerror(-err) or \
+                info.value.strerror.startswith(("mask:", "unwatch(", "wd_path(",
+                                                "wd_data("))
         assert ino.watch_count == 0    # nothing half made
         ino.watch_path(tmp, ALL)       # and the instance still works
 

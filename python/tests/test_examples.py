@@ -7,8 +7,11 @@ import re
 import subprocess
 import sys
 
+import inofd
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ENV = dict(os.environ, PYTHONPATH=os.path.join(TOP, "python"),
+# the inofd this test imports (a venv's, or the tree's through PYTHONPATH)
+ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(inofd.__file__)),
            PYTHONDONTWRITEBYTECODE="1")
 
 
