@@ -95,8 +95,32 @@ POST_OUT := $(B)/post-6.12
 KOBJ_EST := 1170
 # tinyconfig selects SLUB_TINY there, which rules out SLUB_DEBUG
 FRAGMENTS += kconfig/6.12.config
+else ifeq ($(KERNEL),7.2)
+# Debian's linux-source-7.2 from sid, fetched into the cache
+# (scripts/fetch-debian-source.sh): the pin, version and checksum of the
+# .deb, is here and nowhere else.  When sid has moved on, the fetch says
+# what to change.
+LINUX72_VERSION := 7.2.13-1
+LINUX72_SHA256  := 30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d
+LINUX72_DIR     := $(CACHE)/debian-7.2
+KTAR    ?= $(LINUX72_DIR)/linux-source-7.2.tar.xz
+DEFAULT_SERIES := patches/7.2 patches/7.2/event-path
+SERIES  ?= $(DEFAULT_SERIES)
+FD_ONLY := patches/7.2
+SERIES_TAG := $(call series_tag,patches/7.2,$(DEFAULT_SERIES))
+GB_BASE := $(B)/guest-7.2-$(VARIANT)
+KSRC    := $(CACHE)/linux-7.2$(SERIES_TAG)
+KBUILD  := $(CACHE)/build-7.2-$(VARIANT)$(SERIES_TAG)
+GB      := $(GB_BASE)$(SERIES_TAG)
+SERIES_WORK := $(CACHE)/series-7.2$(SERIES_TAG)
+POST_OUT := $(B)/post-7.2
+KOBJ_EST := 1200
+FRAGMENTS += kconfig/7.2.config
+# every use of the tree checks the kept .deb against the pin (0.5 s)
+FETCH_KTAR = scripts/fetch-debian-source.sh $(LINUX72_DIR) linux-source-7.2 \
+	$(LINUX72_VERSION) $(LINUX72_SHA256) sid
 else
-$(error KERNEL=$(KERNEL): the bases are 6.1 and 6.12)
+$(error KERNEL=$(KERNEL): the bases are 6.1, 6.12 and 7.2)
 endif
 # the watch-by-fd series of this base (make post, uapi): the first one
 FD_SERIES := $(firstword $(SERIES))
@@ -113,7 +137,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
 	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang \
-	debhelper dpkg-dev lintian gnuplot-nox \
+	debhelper dpkg-dev lintian gnuplot-nox debian-archive-keyring \
 	python3-dev python3-pytest python3-watchdog dh-python
 
 .PHONY: all help deps need kernel tree initramfs qemu shell check unit bench python python-check \
@@ -206,6 +230,7 @@ need:
 # ---------------------------------------------------------------- kernel
 # The tree follows patches/series; the stamp changes only when it does.
 $(STAMP): FORCE | need
+	@$(FETCH_KTAR)
 	@scripts/kernel-tree.sh $(KTAR) $(KSRC) $(SERIES)
 
 tree: $(STAMP)
