@@ -646,16 +646,28 @@ sem-table-check:
 # $(POST_OUT)-event-path and $(POST_OUT)-fanotify.  POST_SERIES names
 # others: $(FD_SERIES)/dev-inotify posts /dev/inotify on top of the fd
 # series (its cover letter needs POST_FD_THREAD, the fd thread's link).
+# make post posts from 7.2, the base next to mainline, unless KERNEL is
+# given (make post KERNEL=6.1).  On 7.2 the cover letters' @BASE@ is the
+# pin above; POST_BASE_COMMIT=<40 hex digits> adds a base-commit line.
 POST_SERIES ?= $(SERIES)
 post_out = $(POST_OUT)$(if $(filter-out $(FD_SERIES),$(1)),-$(notdir $(1)))
+ifeq ($(KERNEL),7.2)
+POST_ENV := POST_BASE="Linux $(firstword $(subst -, ,$(LINUX72_VERSION))), as Debian's linux-source-7.2 $(LINUX72_VERSION) ships it"
+endif
+ifeq ($(origin KERNEL),file)
+post:
+	@$(MAKE) --no-print-directory post KERNEL=7.2
+else
 post: $(STAMP)
-	@scripts/post.sh $(KSRC) $(foreach s,$(POST_SERIES),$(s) $(call post_out,$(s)))
+	@$(POST_ENV) scripts/post.sh $(KSRC) $(foreach s,$(POST_SERIES),$(s) $(call post_out,$(s)))
+endif
 
 # make post on every series of this base, as committed, against the tree,
 # and the /dev/inotify thread (a test identity;
 # tests/harness/post_series_check.sh).
 post-check: $(STAMP)
-	@tests/harness/post_series_check.sh $(KSRC) $(B)/post-check$(if $(filter 6.12,$(KERNEL)),-6.12) $(SERIES) $(FD_SERIES)/dev-inotify
+	@$(POST_ENV) tests/harness/post_series_check.sh $(KSRC) \
+		$(B)/post-check$(if $(filter-out 6.1,$(KERNEL)),-$(KERNEL)) $(SERIES) $(FD_SERIES)/dev-inotify
 
 # Host tests of the harness itself: the KVM probe falls back within its
 # bound (fake QEMUs), the progress filter, the bench report generator,
