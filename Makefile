@@ -443,10 +443,11 @@ bench: need kernel initramfs
 		$(if $(BENCH_SCALE),inofd.bench_scale=$(BENCH_SCALE)); rc=$$?; \
 	scripts/bench-report.py $(GB)/bench.log $(BENCH_OUT) || rc=1; exit $$rc
 
-# Bench 1a (BENCH_EVPATH: the change-mask rows by default) on the kernel
+# Bench 1a (BENCH_EVPATH: the change-mask rows, merging, and the two storms
+# that never merge, new files and renames, by default) on the kernel
 # with the fd series alone, then on the default kernel (both series): two
 # boots in one session, the ratios within each boot, side by side.
-BENCH_EVPATH ?= 1a.change
+BENCH_EVPATH ?= 1a.change,1a.files,1a.renames
 bench-evpath:
 	@rc=0; \
 	$(MAKE) --no-print-directory bench SERIES=$(FD_ONLY) BENCH=$(BENCH_EVPATH) || rc=1; \
