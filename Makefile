@@ -95,8 +95,32 @@ POST_OUT := $(B)/post-6.12
 KOBJ_EST := 1170
 # tinyconfig selects SLUB_TINY there, which rules out SLUB_DEBUG
 FRAGMENTS += kconfig/6.12.config
+else ifeq ($(KERNEL),7.2)
+# Debian's linux-source-7.2 from sid, fetched into the cache
+# (scripts/fetch-debian-source.sh): the pin, version and checksum of the
+# .deb, is here and nowhere else.  When sid has moved on, the fetch says
+# what to change.
+LINUX72_VERSION := 7.2.13-1
+LINUX72_SHA256  := 30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d
+LINUX72_DIR     := $(CACHE)/debian-7.2
+KTAR    ?= $(LINUX72_DIR)/linux-source-7.2.tar.xz
+DEFAULT_SERIES := patches/7.2 patches/7.2/event-path
+SERIES  ?= $(DEFAULT_SERIES)
+FD_ONLY := patches/7.2
+SERIES_TAG := $(call series_tag,patches/7.2,$(DEFAULT_SERIES))
+GB_BASE := $(B)/guest-7.2-$(VARIANT)
+KSRC    := $(CACHE)/linux-7.2$(SERIES_TAG)
+KBUILD  := $(CACHE)/build-7.2-$(VARIANT)$(SERIES_TAG)
+GB      := $(GB_BASE)$(SERIES_TAG)
+SERIES_WORK := $(CACHE)/series-7.2$(SERIES_TAG)
+POST_OUT := $(B)/post-7.2
+KOBJ_EST := 1200
+FRAGMENTS += kconfig/7.2.config
+# every use of the tree checks the kept .deb against the pin (0.5 s)
+FETCH_KTAR = scripts/fetch-debian-source.sh $(LINUX72_DIR) linux-source-7.2 \
+	$(LINUX72_VERSION) $(LINUX72_SHA256) sid
 else
-$(error KERNEL=$(KERNEL): the bases are 6.1 and 6.12)
+$(error KERNEL=$(KERNEL): the bases are 6.1, 6.12 and 7.2)
 endif
 # the watch-by-fd series of this base (make post, uapi): the first one
 FD_SERIES := $(firstword $(SERIES))
@@ -113,7 +137,7 @@ DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-stati
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
 	inotify-tools e2fsprogs pkg-config perl python3 git rsync \
 	libc6-dev-i386 lib32gcc-12-dev python3-ply python3-git clang \
-	debhelper dpkg-dev lintian gnuplot-nox \
+	debhelper dpkg-dev lintian gnuplot-nox debian-archive-keyring \
 	python3-dev python3-pytest python3-watchdog dh-python python3-venv python3-mypy
 
 # What make deb needs, no more (debian/control's Build-Depends,
@@ -125,7 +149,7 @@ DEB_BUILD_PACKAGES := gcc make libc6-dev rsync dpkg-dev debhelper dh-python \
 NEED_PACKAGES ?= $(DEB_PACKAGES)
 
 .PHONY: all help deps need need-deb kernel tree initramfs qemu shell check unit bench python python-check \
-	guest-check guest-test failnth probe-check uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
+	guest-check guest-test failnth probe-check check-all uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
 	bench-host bench-lib-host bench-python bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check guest-env watch-fd-check oracle oracle-soak \
 	install uninstall install-check uapi-copy-check deb deb-check post post-check peers \
@@ -136,8 +160,9 @@ all: lib examples python kernel initramfs
 help:
 	@echo "make deps        install the Debian packages this needs (as root)"
 	@echo "make qemu        build what is missing, boot the patched kernel, run the watch-fd demo"
-	@echo "make check       host unit tests, checkpatch, the guest suite on the default and the debug kernel,"
-	@echo "                 then checkpatch, series-check and the guest suite on 6.12"
+	@echo "make check       host unit tests; checkpatch, make post and the guest suite on 6.1's default and"
+	@echo "                 debug kernels; then on 7.2 the same and series-check (every patch builds)"
+	@echo "make check-all   make check, then series-check on 6.1 and every kernel check on 6.12"
 	@echo "make guest-test T=name[,name]   run some guest tests (names from tests/guest/tests.list)"
 	@echo "make bench       benchmarks in one guest boot (tests/bench/run.sh; BENCH=1a.all,1d for some),"
 	@echo "                 then tables and SVG plots in build/guest-default/bench-report/"
@@ -182,10 +207,11 @@ help:
 	@echo "make kernel      patched bzImage only"
 	@echo "make checkpatch  scripts/checkpatch.pl --strict on every patch"
 	@echo "make series-check   every patch of the series builds on its own"
-	@echo "make post        the series to send, as build/post/, from your git identity"
+	@echo "make post        the series to send, from 7.2 (build/post-7.2*/; KERNEL=6.1: build/post/), from your git identity"
 	@echo "                 (POST_PREV_THREAD=lore link of the 2023 inotify_add_watch_at thread)"
 	@echo "DEBUG=1          use the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
-	@echo "KERNEL=6.12      the second base, Debian's linux-source-6.12 (patches/6.12/); default 6.1"
+	@echo "KERNEL=6.12      Debian's linux-source-6.12 (patches/6.12/); default 6.1"
+	@echo "KERNEL=7.2       Debian's linux-source-7.2 from sid, fetched into CACHE (patches/7.2/); make post's default"
 	@echo "ACCEL=auto       KVM if it works here (probed once per host), else TCG; ACCEL=tcg|kvm forces"
 	@echo "ACCEL=icount     TCG, one vCPU, clock = instruction count (exact bench ratios; slow)"
 	@echo "CACHE=$(CACHE)  (kernel tree and builds, outside the repo)"
@@ -215,6 +241,7 @@ need:
 # ---------------------------------------------------------------- kernel
 # The tree follows patches/series; the stamp changes only when it does.
 $(STAMP): FORCE | need
+	@$(FETCH_KTAR)
 	@scripts/kernel-tree.sh $(KTAR) $(KSRC) $(SERIES)
 
 tree: $(STAMP)
@@ -430,10 +457,11 @@ bench: need kernel initramfs
 		$(if $(BENCH_SCALE),inofd.bench_scale=$(BENCH_SCALE)); rc=$$?; \
 	scripts/bench-report.py $(GB)/bench.log $(BENCH_OUT) || rc=1; exit $$rc
 
-# Bench 1a (BENCH_EVPATH: the change-mask rows by default) on the kernel
+# Bench 1a (BENCH_EVPATH: the change-mask rows, merging, and the two storms
+# that never merge, new files and renames, by default) on the kernel
 # with the fd series alone, then on the default kernel (both series): two
 # boots in one session, the ratios within each boot, side by side.
-BENCH_EVPATH ?= 1a.change
+BENCH_EVPATH ?= 1a.change,1a.files,1a.renames
 bench-evpath:
 	@rc=0; \
 	$(MAKE) --no-print-directory bench SERIES=$(FD_ONLY) BENCH=$(BENCH_EVPATH) || rc=1; \
@@ -636,16 +664,28 @@ sem-table-check:
 # $(POST_OUT)-event-path and $(POST_OUT)-fanotify.  POST_SERIES names
 # others: $(FD_SERIES)/dev-inotify posts /dev/inotify on top of the fd
 # series (its cover letter needs POST_FD_THREAD, the fd thread's link).
+# make post posts from 7.2, the base next to mainline, unless KERNEL is
+# given (make post KERNEL=6.1).  On 7.2 the cover letters' @BASE@ is the
+# pin above; POST_BASE_COMMIT=<40 hex digits> adds a base-commit line.
 POST_SERIES ?= $(SERIES)
 post_out = $(POST_OUT)$(if $(filter-out $(FD_SERIES),$(1)),-$(notdir $(1)))
+ifeq ($(KERNEL),7.2)
+POST_ENV := POST_BASE="Linux $(firstword $(subst -, ,$(LINUX72_VERSION))), as Debian's linux-source-7.2 $(LINUX72_VERSION) ships it"
+endif
+ifeq ($(origin KERNEL),file)
+post:
+	@$(MAKE) --no-print-directory post KERNEL=7.2
+else
 post: $(STAMP)
-	@scripts/post.sh $(KSRC) $(foreach s,$(POST_SERIES),$(s) $(call post_out,$(s)))
+	@$(POST_ENV) scripts/post.sh $(KSRC) $(foreach s,$(POST_SERIES),$(s) $(call post_out,$(s)))
+endif
 
 # make post on every series of this base, as committed, against the tree,
 # and the /dev/inotify thread (a test identity;
 # tests/harness/post_series_check.sh).
 post-check: $(STAMP)
-	@tests/harness/post_series_check.sh $(KSRC) $(B)/post-check$(if $(filter 6.12,$(KERNEL)),-6.12) $(SERIES) $(FD_SERIES)/dev-inotify
+	@$(POST_ENV) tests/harness/post_series_check.sh $(KSRC) \
+		$(B)/post-check$(if $(filter-out 6.1,$(KERNEL)),-$(KERNEL)) $(SERIES) $(FD_SERIES)/dev-inotify
 
 # Host tests of the harness itself: the KVM probe falls back within its
 # bound (fake QEMUs), the progress filter, the bench report generator,
@@ -659,22 +699,34 @@ guest-env:
 harness-check:
 	@rc=0; for t in tests/harness/*_test.sh; do $$t || rc=1; done; exit $$rc
 
-# The test command: host unit tests, the uapi copy, checkpatch, then the
-# guest suite on the default kernel and again on the debug kernel (KASAN,
-# lockdep, kmemleak, UBSAN), then the kernel checks and the guest suite on
-# the 6.12 base.  DEBUG=1 runs only the debug guest suite; KERNEL=6.12
-# the host tests and the 6.12 kernel checks only.
+# The test command: host unit tests, then on 6.1 (what Debian 12 runs)
+# the uapi header, checkpatch, make post of each series and the guest
+# suite, again the guest suite on the debug kernel (KASAN, lockdep,
+# kmemleak, UBSAN), then every kernel check on 7.2, the posting base:
+# the same and every patch building on its own.  make check-all adds
+# the per-patch builds on 6.1 and all of 6.12 (make check stays within
+# CI's bound; README, "What each target covers").  DEBUG=1 runs only the
+# debug guest suite; KERNEL=6.12 or 7.2 the host tests and that base's
+# kernel checks only.
 HOST_CHECKS := harness-check unit failnth oracle oracle-fanotify probe-check watch-fd-check python-check install-check deb-check fuzz
 ifeq ($(DEBUG),1)
 check: need $(HOST_CHECKS) uapi-check checkpatch guest-check
 	@$(MAKE) --no-print-directory sem-table-check
-else ifeq ($(KERNEL),6.12)
+else ifneq ($(KERNEL),6.1)
 check: need $(HOST_CHECKS) kernel-check
 else
-check: need $(HOST_CHECKS) kernel-check
+check: need $(HOST_CHECKS) uapi-check checkpatch post-check guest-check
 	@$(MAKE) --no-print-directory sem-table-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
+	@$(MAKE) --no-print-directory kernel-check KERNEL=7.2
+endif
+
+ifeq ($(KERNEL)$(DEBUG),6.10)
+check-all: check
+	@$(MAKE) --no-print-directory series-check
 	@$(MAKE) --no-print-directory kernel-check KERNEL=6.12
+else
+check-all: check
 endif
 
 # One base's kernel checks: the uapi header, checkpatch, make post of

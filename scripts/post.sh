@@ -34,6 +34,21 @@
 #   @FD_THREAD@ (the /dev/inotify cover letter, patches/dev-inotify): the
 #     link of the watch-by-fd thread as posted, which it goes on top of,
 #     known only once that thread is out.
+#   @BASE@: the base as the cover letter states it ("Linux 7.2.13, as
+#     Debian's linux-source-7.2 7.2.13-1 ships it"); make post sets
+#     POST_BASE from the Makefile's pin.
+# A token "@SUBJECT(DIR)@" is the subject of another thread, DIR relative
+# to PATCHDIR ("..", "fanotify", "../fanotify"): its cover letter's
+# subject without the "[RFC PATCH 0/N]" prefix, read at post time, so a
+# thread names the others by the subjects they are posted with.  When
+# DIR is not there (7.2's fanotify series before it is merged), the
+# series of the same name on the first base is read (patches/NAME), and
+# the script says so.
+#
+# POST_BASE_COMMIT, when set, must be exactly 40 hex digits: the upstream
+# commit the poster has checked the series against; each cover letter
+# then ends its diffstat with "base-commit: <it>".  Nothing else writes
+# a base-commit line: the tree's own commits are local.
 #
 # Two more things only the poster can say, each refused while unsaid:
 #   POST_DCO=certified: you certify the Developer's Certificate of Origin
@@ -54,7 +69,7 @@
 # replaced by the poster as author and Signed-off-by (git am --signoff
 # adds the poster's Signed-off-by to any patch without it), and writes the
 # series again with git format-patch (scripts/format-series.sh) into
-# OUTDIR: no base-commit line, the recipients of PATCHDIR/recipients, the
+# OUTDIR: a base-commit line only from POST_BASE_COMMIT, the recipients of PATCHDIR/recipients, the
 # cover letter's text from PATCHDIR/0000-cover-letter.patch.  Nothing is
 # sent: the last line says how to.
 set -euo pipefail
@@ -69,6 +84,8 @@ placeholder_name="Placeholder Not A Person"
 placeholder_email="placeholder@make-post.invalid"
 
 die() { echo "post: $*" >&2; exit 1; }
+
+subjects=()
 
 # the identity: environment first, then git config as git reads it here
 name=${GIT_AUTHOR_NAME:-$(git config user.name 2>/dev/null || true)}
@@ -105,6 +122,30 @@ list_of() {
 	done < "$d/$f"
 }
 
+# the subject of the thread of DIR, for @SUBJECT(DIR)@ in PATCHDIR's cover
+subject_of() {
+	local patchdir=$1 dir=$2 c s
+	c=$patchdir/$dir/0000-cover-letter.patch
+	if [ ! -f "$c" ]; then
+		s=$(realpath -m "$patchdir/$dir")
+		c=$here/../patches/${s##*/}/0000-cover-letter.patch
+		[ -f "$c" ] || die "$patchdir/0000-cover-letter.patch names @SUBJECT($dir)@: no $patchdir/$dir/0000-cover-letter.patch"
+		echo "post: @SUBJECT($dir)@ of $patchdir: $patchdir/$dir is not there; the subject of patches/${s##*/}" >&2
+	fi
+	s=$(awk '/^Subject:/ { s = $0; getline; while ($0 ~ /^[ \t]/) { s = s $0; getline } print s; exit }' "$c" |
+		sed -e 's/^Subject: *//' -e 's/^\[[^]]*\] *//' -e 's/[[:space:]]\+/ /g')
+	[ -n "$s" ] || die "$c: no subject"
+	case "$s" in *'|'*|*'\'*|*'&'*) die "$c: the subject has '|', '\\' or '&'" ;; esac
+	echo "$s"
+}
+
+base_commit=${POST_BASE_COMMIT:-}
+if [ -n "$base_commit" ]; then
+	[[ "$base_commit" =~ ^[0-9a-fA-F]{40}$ ]] ||
+		die "POST_BASE_COMMIT='$base_commit' is not a commit id of exactly 40 hex digits: give the upstream commit the series was checked against in full, or leave it unset (no base-commit line)"
+	base_commit=${base_commit,,}
+fi
+
 # every thread's cover letter, tokens and list, before anything else
 fill=()
 filled=" "
@@ -134,6 +175,13 @@ for ((i = 0; i < ${#threads[@]}; i += 2)); do
 		*) fill+=(-e "s|@$t@|$v|g"); filled="$filled$t " ;;
 		esac
 	done
+	subj=()
+	for d in $(grep -o '@SUBJECT([^)@]*)@' "$cover" | sort -u | sed 's/^@SUBJECT(\(.*\))@$/\1/'); do
+		v=$(subject_of "$patchdir" "$d") || exit 1
+		subj+=(-e "s|@SUBJECT($d)@|$v|g")
+	done
+	subjects[i]=
+	[ ${#subj[@]} = 0 ] || subjects[i]=$(printf '%q ' "${subj[@]}")
 	out=${threads[i + 1]}
 	[ "$(realpath -m "$out")" != "$(realpath "$patchdir")" ] ||
 		die "OUTDIR must not be $patchdir: the committed series keeps the placeholder"
@@ -173,7 +221,7 @@ export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email
 # post_thread PATCHDIR OUTDIR: one thread, in a clone of its own that
 # only checks out the files its patches touch
 post_thread() {
-	local patchdir=$1 out=$2 w kind p f n files posted=0
+	local patchdir=$1 out=$2 w kind p f n files posted=0 subj
 	w=$work/$(echo "$patchdir" | tr / _)
 	mkdir -p "$w"
 	list_of "$patchdir" post > "$w/list" || exit 1
@@ -204,13 +252,22 @@ post_thread() {
 			die "$f does not apply to pristine"
 	done < "$w/list"
 
+	eval "subj=(${subjects[$3]})"
 	sed -e "s|^From: $placeholder_name <$placeholder_email>\$|From: $name <$email>|" \
-		"${fill[@]}" "$patchdir/0000-cover-letter.patch" > "$w/cover.patch"
+		"${fill[@]}" "${subj[@]}" "$patchdir/0000-cover-letter.patch" > "$w/cover.patch"
 	SERIES_NAME=$name SERIES_EMAIL=$email \
 		"$here/format-series.sh" "$w/tree" thread-base post "$out" \
 		"$w/cover.patch" "$patchdir/recipients" >/dev/null
+	if [ -n "$base_commit" ]; then
+		# as git format-patch --base writes it: after the diffstat,
+		# before the signature
+		awk -v b="$base_commit" '!done && $0 == "-- " { print ""; print "base-commit: " b; done = 1 }
+			{ print } END { if (!done) { print ""; print "base-commit: " b } }' \
+			"$out/0000-cover-letter.patch" > "$w/cover.out" &&
+			mv "$w/cover.out" "$out/0000-cover-letter.patch"
+	fi
 
-	if grep -l -e '@[A-Z][A-Z_]*@' "$out/0000-cover-letter.patch"; then
+	if grep -l -e '@[A-Z][A-Z_]*@' -e '@SUBJECT(' "$out/0000-cover-letter.patch"; then
 		die "a token of the cover letter is still unfilled in the file above"
 	fi
 	if grep -l -e "$placeholder_email" -e "$placeholder_name" "$out"/*.patch; then
@@ -224,7 +281,7 @@ post_thread() {
 
 outs=()
 for ((i = 0; i < ${#threads[@]}; i += 2)); do
-	post_thread "${threads[i]}" "${threads[i + 1]}"
+	post_thread "${threads[i]}" "${threads[i + 1]}" "$i"
 	outs+=("${threads[i + 1]}")
 done
 for o in "${outs[@]}"; do

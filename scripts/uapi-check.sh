@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The uapi header of a second base (6.12) against the repo's copy.
+# The uapi header of a newer base (6.12, 7.2) against the repo's copy.
 #
 #   uapi-check.sh HEADER KSRC KSRC61 TARBALL61
 #

@@ -19,7 +19,10 @@
  * checkout does: no event of one file merges with the queue's tail (the
  * previous file's, or another kind of this one's), the case the
  * event-path series makes dearer (its merge test takes the queue's lock
- * once more when the queue is not empty).
+ * once more when the queue is not empty); "renames" is a child renaming
+ * one file back and forth between two names, LINES rename(2) calls: an
+ * IN_MOVED_FROM and an IN_MOVED_TO each, of alternating names, none of
+ * which merges on any base.
  *
  *   bench_notify DIR LINES ROUNDS WRITER MASK [CONSUMER]
  *
@@ -96,6 +99,16 @@ static double run(const char *dir, long lines, const char *writer, int mode,
 			unlink(file);
 		}
 		snprintf(file, sizeof(file), "%s/f", dir);
+	} else if (!strcmp(writer, "renames")) {
+		int fd;
+
+		snprintf(file, sizeof(file), "%s/rb", dir);
+		unlink(file);
+		snprintf(file, sizeof(file), "%s/ra", dir);
+		fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			die("open ra");
+		close(fd);
 	}
 	if (mode == M_FAN) {
 		int dfd;
@@ -175,6 +188,16 @@ static double run(const char *dir, long lines, const char *writer, int mode,
 				close(fd);
 			}
 			_exit(0);
+		} else if (!strcmp(writer, "renames")) {
+			char a[512], b[512];
+			long i;
+
+			snprintf(a, sizeof(a), "%s/ra", dir);
+			snprintf(b, sizeof(b), "%s/rb", dir);
+			for (i = 0; i < lines; i++)
+				if (rename(i & 1 ? b : a, i & 1 ? a : b))
+					_exit(125);
+			_exit(0);
 		} else {
 			static const char line[] = "a line of text\n";
 			int fd = open(file, O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -248,7 +271,7 @@ int main(int argc, char **argv)
 	uid_t uid;
 
 	if (argc != 6 && argc != 7) {
-		fprintf(stderr, "usage: bench_notify DIR LINES ROUNDS sh|c|files "
+		fprintf(stderr, "usage: bench_notify DIR LINES ROUNDS sh|c|files|renames "
 			"MASK [drain|batch:MS]\n");
 		return 2;
 	}

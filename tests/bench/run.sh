@@ -103,6 +103,10 @@ step 1a.files "nonotify, C writer making new files (tar x), change mask" \
 	$B/bench_notify $W/notify $STLINES $ROUNDS files 0xfc6
 step 1a.files-batch "nonotify, C writer making new files, change mask, consumer batching 1 ms" \
 	$B/bench_notify $W/notify $STLINES $ROUNDS files 0xfc6 batch:1
+# Renames, the other storm that never merges: one file renamed back and
+# forth between two names, an IN_MOVED_FROM and an IN_MOVED_TO per call.
+step 1a.renames "nonotify, C writer renaming a file back and forth, change mask" \
+	$B/bench_notify $W/notify $STLINES $ROUNDS renames 0xfc6
 # The same loops as uid 65534: the fanotify group is then an unprivileged
 # one (as root it is not, with the same flags and marks).
 rm -rf $W/notify

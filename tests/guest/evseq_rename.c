@@ -4,8 +4,9 @@
  * the two bases merge differently.  Debian's 6.12 (from the 6.12.118
  * stable update, "inotify: do not coalesce rename events") never merges
  * an event into a queued IN_MOVED_FROM or IN_MOVED_TO, whose cookies
- * differ; 6.1 merges them like any other identical pair.  The event-path
- * series (patches/event-path/, patches/6.12/event-path/) tests the merge
+ * differ; 6.1 and Debian's 7.2.13 merge them like any other identical
+ * pair.  The event-path series (patches/event-path/,
+ * patches/6.12/event-path/, patches/7.2/event-path/) tests the merge
  * before allocating, with the base's own rule: this test checks that the
  * rule of each base is kept, which evseq, whose renames never repeat an
  * event, cannot see.
@@ -15,8 +16,8 @@
  * for IN_MOVED_TO gains "z" twice.  A pair of identical IN_MODIFY is the
  * control: it merges on every base, so the merge test is on the path.
  *
- *   evseq_rename          expect the rule of the running base: 6.1.x
- *                         merges, 6.12.x keeps apart (by uname; another
+ *   evseq_rename          expect the rule of the running base: 6.1.x and
+ *                         7.2.x merge, 6.12.x keeps apart (by uname; another
  *                         release is a skip, as the rule is not a matter
  *                         of version: the host's 6.18.44 merges)
  *   evseq_rename merge    expect renames merged (6.1's rule)
@@ -102,13 +103,14 @@ int main(int argc, char **argv)
 		}
 	} else {
 		if (sscanf(u.release, "%d.%d.", &major, &minor) != 2 ||
-		    major != 6 || (minor != 1 && minor != 12)) {
-			printf("evseq_rename: SKIP: release %s is neither base "
-			       "(6.1, 6.12): name the rule (merge, keep)\n",
+		    !((major == 6 && (minor == 1 || minor == 12)) ||
+		      (major == 7 && minor == 2))) {
+			printf("evseq_rename: SKIP: release %s is no base "
+			       "(6.1, 6.12, 7.2): name the rule (merge, keep)\n",
 			       u.release);
 			return 4;
 		}
-		keep = minor == 12;
+		keep = major == 6 && minor == 12;
 	}
 	rule = keep ? "renames kept apart" : "renames merged";
 

@@ -1358,6 +1358,19 @@ static const struct {
 static int kver_major, kver_minor;
 
 /*
+ * Path cells that differ from 6.14 on, where alloc_file_pseudo() opens
+ * its files with FMODE_NONOTIFY ("fsnotify: disable notification by
+ * default for all pseudo files"): a write to an anon inode file makes no
+ * event; pipes and sockets keep inotify's events.  Seen on Debian's
+ * 7.2.13 (the posting base); 6.12.118 does not have the change.
+ */
+static const struct {
+	const char *row, *cell;
+} path_pseudo_nonotify[] = {
+	{ "eventfd", "ok; write: -" },
+};
+
+/*
  * With the project's fanotify series (patches/fanotify/) a mark takes an
  * O_PATH fd as its object, with the MAY_READ check a path gets: a stock
  * kernel's EBADF becomes the INOTIFY_IOC_WATCH cell (root, uid 65534).  The
@@ -1421,6 +1434,10 @@ static const char *expected(size_t i, int m)
 		return as_user ? fs->user : fs->root;
 	if (as_user && rows[i].exp_user[m])
 		return rows[i].exp_user[m];
+	if (m == MP && (kver_major > 6 || (kver_major == 6 && kver_minor >= 14)))
+		for (k = 0; k < sizeof(path_pseudo_nonotify) / sizeof(path_pseudo_nonotify[0]); k++)
+			if (!strcmp(rows[i].id, path_pseudo_nonotify[k].row))
+				return path_pseudo_nonotify[k].cell;
 	if (m == MF && (kver_major > 6 || (kver_major == 6 && kver_minor >= 8)))
 		for (k = 0; k < sizeof(fan_weak_fsid) / sizeof(fan_weak_fsid[0]); k++)
 			if (!strcmp(rows[i].id, fan_weak_fsid[k].row))

@@ -11,7 +11,8 @@
 # link, each SERIESDIR must give as many patches as its post-series (or
 # its series) file names, each from the poster, with one Signed-off-by and one
 # Assisted-by of the poster's, and a cover letter with the recipients of
-# SERIESDIR/recipients.  Run by make kernel-check (the tree must exist).
+# SERIESDIR/recipients; a cover letter with @BASE@ states POST_BASE (the
+# Makefile's, on 7.2).  Run by make kernel-check (the tree must exist).
 set -uo pipefail
 
 [ $# -ge 3 ] || { echo "usage: $0 KSRC OUTDIR SERIESDIR..." >&2; exit 2; }
@@ -47,6 +48,11 @@ for sd in "$@"; do
 		[ "$(grep -cxF "Assisted-by: $POST_ASSISTED_BY" "$o/$f")" = 1 ] || bad="$bad $f: not one Assisted-by;"
 		grep -qxF "From: $me" "$o/$f" || bad="$bad $f: not from the poster;"
 	done
+	if grep -q '@BASE@' "$sd/0000-cover-letter.patch"; then
+		grep -qF "${POST_BASE:-@BASE@}" "$o/0000-cover-letter.patch" ||
+			bad="$bad the cover letter does not state the base;"
+	fi
+	! grep -q '@SUBJECT(' "$o/0000-cover-letter.patch" || bad="$bad a thread's subject is unfilled;"
 	to=$(grep -m1 '^To:' "$sd/recipients")
 	grep -qF "$to" "$o/0000-cover-letter.patch" || bad="$bad the cover letter has no '$to';"
 	if [ -n "$bad" ]; then

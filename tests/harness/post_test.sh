@@ -10,7 +10,10 @@
 # letter sender, no placeholder and no base-commit line.  Refused too
 # until the poster certifies the Developer's Certificate of Origin
 # (POST_DCO=certified) and names the tool assistance (POST_ASSISTED_BY),
-# which every patch then carries as an Assisted-by: line.  Several
+# which every patch then carries as an Assisted-by: line.  The threads
+# name each other by their cover letters' subjects (@SUBJECT(DIR)@), the
+# base by POST_BASE (@BASE@); a base-commit line is written only from a
+# POST_BASE_COMMIT of exactly 40 hex digits.  Several
 # threads in one run: each posts what its post-series names, one after
 # another's patches ("after DIR"), and a refusal in any writes none.  Run
 # by make harness-check; a second or so.
@@ -22,7 +25,7 @@ post=$top/scripts/post.sh
 # git with no identity but what a test gives it
 export HOME=$t/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$t/home/.gitconfig
 unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL EMAIL \
-	POST_DCO POST_ASSISTED_BY POST_PREV_THREAD
+	POST_DCO POST_ASSISTED_BY POST_PREV_THREAD POST_BASE POST_BASE_COMMIT
 mkdir -p "$HOME"
 : > "$GIT_CONFIG_GLOBAL"
 ph="Placeholder Not A Person <placeholder@make-post.invalid>"
@@ -173,6 +176,63 @@ printf 'after ../nowhere\n' > "$d/post-series"
 run2; rc=$?
 check "after a directory that does not exist: refused" test $rc -ne 0
 check "after: says which" grep -q "after ../nowhere: no such directory" "$t/log"
+
+printf 'after ..\n../%s\n' "$(cd "$p" && ls 0002-*.patch)" > "$d/post-series"
+
+# the threads name each other by their subjects, read at post time
+sed -i 's/^The text of the cover letter\.$/&\nBeside it goes ("@SUBJECT(second)@")./' "$p/0000-cover-letter.patch"
+sed -i 's/^The text of the cover letter\.$/&\nOn top of ("@SUBJECT(..)@")./' "$d/0000-cover-letter.patch"
+rm -rf "$t/out" "$t/out2"
+run2; rc=$?
+check "@SUBJECT(DIR)@: accepted" test $rc -eq 0
+[ $rc -eq 0 ] || cat "$t/log"
+check "@SUBJECT(second)@ is the second thread's subject" \
+	grep -qxF 'Beside it goes ("file: the second thread").' "$t/out/0000-cover-letter.patch"
+check "@SUBJECT(..)@ is the first thread's subject" \
+	grep -qxF 'On top of ("file: a test series").' "$t/out2/0000-cover-letter.patch"
+sed -i 's/the second thread$/the second thread, renamed/' "$d/0000-cover-letter.patch"
+rm -rf "$t/out" "$t/out2"
+run2
+check "a subject changed in its cover letter is the one named" \
+	grep -qxF 'Beside it goes ("file: the second thread, renamed").' "$t/out/0000-cover-letter.patch"
+sed -i 's/@SUBJECT(second)@/@SUBJECT(nowhere)@/' "$p/0000-cover-letter.patch"
+rm -rf "$t/out" "$t/out2"
+run2; rc=$?
+check "@SUBJECT() of a thread that is not there: refused" test $rc -ne 0
+check "@SUBJECT() of a thread that is not there: says which" grep -q "SUBJECT(nowhere)@: no" "$t/log"
+sed -i 's/@SUBJECT(nowhere)@/@SUBJECT(second)@/' "$p/0000-cover-letter.patch"
+
+# the base: @BASE@ from POST_BASE; a base-commit line only from
+# POST_BASE_COMMIT, exactly 40 hex digits
+sed -i 's/^The text of the cover letter\.$/&\nThis is against @BASE@./' "$p/0000-cover-letter.patch"
+rm -rf "$t/out" "$t/out2"
+run2; rc=$?
+check "@BASE@ without POST_BASE: refused" test $rc -ne 0
+export POST_BASE="Linux 7.2.13, as Debian's linux-source-7.2 7.2.13-1 ships it"
+run2; rc=$?
+check "@BASE@ with POST_BASE: accepted" test $rc -eq 0
+check "the base is stated" grep -qxF "This is against $POST_BASE." "$t/out/0000-cover-letter.patch"
+check "no base-commit line without POST_BASE_COMMIT" bash -c "! grep -rq '^base-commit:' '$t/out' '$t/out2'"
+sha=0123456789abcdef0123456789abcdef01234567
+for bad in "${sha%?}" "${sha}8" "${sha%?}g" "$(git -C "$k" rev-parse --short pristine)" \
+	   "v7.2.13" "$sha " "pristine"; do
+	rm -rf "$t/out" "$t/out2"
+	POST_BASE_COMMIT=$bad run2; rc=$?
+	check "POST_BASE_COMMIT='$bad': refused" test $rc -ne 0
+	check "POST_BASE_COMMIT='$bad': says why" grep -q "not a commit id of exactly 40 hex digits" "$t/log"
+	check "POST_BASE_COMMIT='$bad': nothing written" test ! -e "$t/out"
+done
+POST_BASE_COMMIT=${sha^^} run2; rc=$?
+check "POST_BASE_COMMIT of 40 hex digits: accepted" test $rc -eq 0
+for o in "$t/out" "$t/out2"; do
+	check "$(basename "$o"): the cover letter has the base-commit line" \
+		grep -qx "base-commit: $sha" "$o/0000-cover-letter.patch"
+	check "$(basename "$o"): after the diffstat, before the signature" \
+		test "$(grep -A1 -x "base-commit: $sha" "$o/0000-cover-letter.patch" | sed -n 2p)" = "-- "
+	check "$(basename "$o"): only the cover letter has it" \
+		test "$(grep -l '^base-commit:' "$o"/*.patch | wc -l)" = 1
+done
+unset POST_BASE
 
 echo "post_test: $((n - fails)) of $n passed"
 [ $fails -eq 0 ]
