@@ -95,6 +95,23 @@ POST_OUT := $(B)/post-6.12
 KOBJ_EST := 1170
 # tinyconfig selects SLUB_TINY there, which rules out SLUB_DEBUG
 FRAGMENTS += kconfig/6.12.config
+else ifeq ($(KERNEL),7.2)
+# TEMPORARY (branch fan, issue 40): only the fanotify series on Debian's
+# linux-source-7.2, to build and test it before the 7.2 base lands; the
+# lead replaces this stanza with the 7.2 base's own at merge.
+KTAR    ?= /work/notes/sid/x/usr/src/linux-source-7.2.tar.xz
+DEFAULT_SERIES := patches/7.2/fanotify
+SERIES  ?= $(DEFAULT_SERIES)
+FD_ONLY := patches/7.2/fanotify
+SERIES_TAG := $(call series_tag,patches/7.2/fanotify,$(DEFAULT_SERIES))
+GB_BASE := $(B)/guest-7.2-$(VARIANT)
+KSRC    := $(CACHE)/linux-7.2$(SERIES_TAG)
+KBUILD  := $(CACHE)/build-7.2-$(VARIANT)$(SERIES_TAG)
+GB      := $(GB_BASE)$(SERIES_TAG)
+SERIES_WORK := $(CACHE)/series-7.2$(SERIES_TAG)
+POST_OUT := $(B)/post-7.2
+KOBJ_EST := 1200
+FRAGMENTS += kconfig/6.12.config kconfig/7.2-fan.config
 else
 $(error KERNEL=$(KERNEL): the bases are 6.1 and 6.12)
 endif
@@ -108,6 +125,7 @@ GUEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-I$(CURDIR)/include-uapi -I$(CURDIR)/libinotify/include
 KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_test.c
 KSELFTEST_FAN_SRC := $(KSRC)/tools/testing/selftests/filesystems/fanotify/fanotify_mark_fd_test.c
+KSELFTEST_FAN_END_SRC := $(KSRC)/tools/testing/selftests/filesystems/fanotify/fanotify_mark_end_test.c
 
 DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
@@ -354,11 +372,13 @@ libinotify/libinofd.a: lib
 # fanotify_mark_fd_test.  A kernel built without the series that has the
 # test (SERIES=) gets a stand-in that reports SKIP (exit 4) and says why.
 KSELFTEST_BINS := $(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32 \
-	$(GB)/root/tests/fanotify_mark_fd_test $(GB)/root/tests/fanotify_mark_fd_test_m32
+	$(GB)/root/tests/fanotify_mark_fd_test $(GB)/root/tests/fanotify_mark_fd_test_m32 \
+	$(GB)/root/tests/fanotify_mark_end_test
 $(GB)/root/tests/%_m32: KSELFTEST_ARCH := $(M32_CFLAGS)
 $(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32: KSELFTEST_C := $(KSELFTEST_SRC)
 $(GB)/root/tests/fanotify_mark_fd_test $(GB)/root/tests/fanotify_mark_fd_test_m32: \
 	KSELFTEST_C := $(KSELFTEST_FAN_SRC)
+$(GB)/root/tests/fanotify_mark_end_test: KSELFTEST_C := $(KSELFTEST_FAN_END_SRC)
 $(KSELFTEST_BINS): $(STAMP)
 	@mkdir -p $(@D)
 	@if [ -f $(KSELFTEST_C) ]; then \
