@@ -213,7 +213,7 @@ static int mount_fs(const char *mnt, int end)
 static void evict(void)
 {
 	sync();
-	write_file("/proc/sys/vm/drop_caches", "2");
+	write_file("/proc/sys/vm/drop_caches", "3");
 }
 
 /* the end itself; for a lazy umount, C_WRONG if the end came too early */
