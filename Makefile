@@ -104,7 +104,7 @@ LINUX72_VERSION := 7.2.13-1
 LINUX72_SHA256  := 30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d
 LINUX72_DIR     := $(CACHE)/debian-7.2
 KTAR    ?= $(LINUX72_DIR)/linux-source-7.2.tar.xz
-DEFAULT_SERIES := patches/7.2 patches/7.2/event-path
+DEFAULT_SERIES := patches/7.2 patches/7.2/event-path patches/7.2/fanotify
 SERIES  ?= $(DEFAULT_SERIES)
 FD_ONLY := patches/7.2
 SERIES_TAG := $(call series_tag,patches/7.2,$(DEFAULT_SERIES))
@@ -132,6 +132,7 @@ GUEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-I$(CURDIR)/include-uapi -I$(CURDIR)/libinotify/include
 KSELFTEST_SRC := $(KSRC)/tools/testing/selftests/filesystems/inotify/inotify_fd_test.c
 KSELFTEST_FAN_SRC := $(KSRC)/tools/testing/selftests/filesystems/fanotify/fanotify_mark_fd_test.c
+KSELFTEST_FAN_END_SRC := $(KSRC)/tools/testing/selftests/filesystems/fanotify/fanotify_mark_end_test.c
 
 DEB_PACKAGES := linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static gcc make \
 	libcmocka-dev bc flex bison libelf-dev libssl-dev cpio xz-utils \
@@ -395,11 +396,13 @@ libinotify/libinofd.a: lib
 # fanotify_mark_fd_test.  A kernel built without the series that has the
 # test (SERIES=) gets a stand-in that reports SKIP (exit 4) and says why.
 KSELFTEST_BINS := $(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32 \
-	$(GB)/root/tests/fanotify_mark_fd_test $(GB)/root/tests/fanotify_mark_fd_test_m32
+	$(GB)/root/tests/fanotify_mark_fd_test $(GB)/root/tests/fanotify_mark_fd_test_m32 \
+	$(GB)/root/tests/fanotify_mark_end_test
 $(GB)/root/tests/%_m32: KSELFTEST_ARCH := $(M32_CFLAGS)
 $(GB)/root/tests/inotify_fd_test $(GB)/root/tests/inotify_fd_test_m32: KSELFTEST_C := $(KSELFTEST_SRC)
 $(GB)/root/tests/fanotify_mark_fd_test $(GB)/root/tests/fanotify_mark_fd_test_m32: \
 	KSELFTEST_C := $(KSELFTEST_FAN_SRC)
+$(GB)/root/tests/fanotify_mark_end_test: KSELFTEST_C := $(KSELFTEST_FAN_END_SRC)
 $(KSELFTEST_BINS): $(STAMP)
 	@mkdir -p $(@D)
 	@if [ -f $(KSELFTEST_C) ]; then \

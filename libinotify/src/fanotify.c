@@ -20,7 +20,12 @@
  *     when only one directory is watched;
  *   - FAN_DELETE_SELF is followed by IN_IGNORED (the kernel drops the mark
  *     with the inode and says nothing);
- *   - FAN_UNMOUNT (the project's fanotify series: patches/fanotify/)
+ *   - FAN_IGNORED (the project's fanotify series v2: patches/7.2/fanotify/),
+ *     the last event of every mark that ends with its inode, becomes
+ *     IN_UNMOUNT + IN_IGNORED when no FAN_DELETE_SELF ended the object
+ *     before (the backend's marks are not evictable: the filesystem was
+ *     shut down), nothing after one;
+ *   - FAN_UNMOUNT (the series v1: patches/fanotify/, patches/6.12/fanotify/)
  *     becomes IN_UNMOUNT + IN_IGNORED, as inotify says it;
  *   - FAN_Q_OVERFLOW becomes IN_Q_OVERFLOW;
  *   - fanotify merges queued events of one object and name whatever their
@@ -28,8 +33,11 @@
  *     of ORDER[] below; but a merged IN_CREATE|IN_DELETE (an unlink and a
  *     link of one inode: rm x; ln keep x) in the order the name says now
  *     (delete_first()).
- * Never reported: IN_UNMOUNT on a kernel without the series (fanotify
- * drops inode marks at unmount silently), events on a subdirectory itself
+ * Each is probed at open (probe_ignored(), probe_unmount()) and asked for
+ * in every mark, FAN_IGNORED first.  Never reported: IN_UNMOUNT on a
+ * kernel without either (fanotify drops inode marks at unmount silently:
+ * the mount table tells the library of a tree's root, mounts.c, and
+ * nothing tells it of a plain watch), events on a subdirectory itself
  * to its parent's watch
  * (fanotify names the subdirectory by its own handle, not by parent and
  * name).
@@ -77,6 +85,10 @@
 #ifndef FAN_UNMOUNT
 #define FAN_UNMOUNT			0x00002000
 #endif
+/* the series v2 (patches/7.2/fanotify/, patch 3) */
+#ifndef FAN_IGNORED
+#define FAN_IGNORED			0x00400000
+#endif
 
 #define EVENT_BITS	(IN_ALL_EVENTS | IN_UNMOUNT)
 /* directory-entry events: fanotify refuses them on a non-directory */
@@ -118,6 +130,7 @@ struct obj {
 	bool		dir;
 	bool		own_handle;	/* k.h from name_to_handle_at() */
 	bool		stale;		/* (dev, ino) now another object's */
+	bool		ending;		/* its IN_DELETE_SELF put off: later_end() */
 	dev_t		dev;
 	ino_t		ino;
 	uint64_t	birth;		/* events read from here on are its */
@@ -145,6 +158,8 @@ struct inofd__fan {
 	bool		opath;
 	/* FAN_UNMOUNT taken (the series' patch 3): probed at open too */
 	bool		unmount;
+	/* FAN_IGNORED taken (the series v2): probed at open, used first */
+	bool		ignored;
 	/* fanotify bytes read but not turned into records yet */
 	char		*sbuf;
 	size_t		scap, spos, send;
@@ -360,6 +375,15 @@ static bool probe_unmount(int g)
 	return probe_remove(g, O_RDONLY, FAN_UNMOUNT | FAN_ONDIR) == ENOENT;
 }
 
+/*
+ * Does the group take FAN_IGNORED?  ENOENT (no mark on "/") where taken,
+ * EINVAL where the bit is unknown.
+ */
+static bool probe_ignored(int g)
+{
+	return probe_remove(g, O_RDONLY, FAN_IGNORED | FAN_ONDIR) == ENOENT;
+}
+
 int inofd__fan_open(struct inofd *in)
 {
 	struct inofd__fan *f;
@@ -392,7 +416,8 @@ int inofd__fan_open(struct inofd *in)
 	f->target_fid = tfid;
 	f->next_wd = 1;
 	f->opath = probe_opath(g);
-	f->unmount = probe_unmount(g);
+	f->ignored = probe_ignored(g);
+	f->unmount = !f->ignored && probe_unmount(g);
 	if (in->ifd >= 0)
 		close(in->ifd);
 	in->ifd = g;
@@ -656,7 +681,9 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 		fmask |= FAN_EVENT_ON_CHILD | FAN_ONDIR;
 	/* the end of the mark, whatever was asked: IN_IGNORED comes of it */
 	fmask |= FAN_DELETE_SELF;
-	if (f->unmount)
+	if (f->ignored)
+		fmask |= FAN_IGNORED;
+	else if (f->unmount)
 		fmask |= FAN_UNMOUNT;
 	/*
 	 * What the group has queued now predates the watch: a mark the
@@ -1119,7 +1146,7 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 	 * inotify says before IN_IGNORED, with IN_ISDIR as inotify puts it;
 	 * none on IN_DELETE_SELF: put_bits()).
 	 */
-	unmount = (fm & FAN_UNMOUNT) ? IN_UNMOUNT | isdir : 0;
+	unmount = (fm & (FAN_UNMOUNT | FAN_IGNORED)) ? IN_UNMOUNT | isdir : 0;
 	merged = ((bits & IN_DELETE_SELF) && (bits & ~IN_DELETE_SELF)) ||
 		 (unmount && bits);
 	if (merged)
@@ -1144,6 +1171,9 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 	}
 	if (!oc)
 		merged = false;
+	/* FAN_IGNORED after a FAN_DELETE_SELF whose end is put off: said */
+	if ((fm & FAN_IGNORED) && oc && oc->ending)
+		oc = NULL;
 	if (((bits & IN_DELETE_SELF) || unmount) && !merged && oc) {
 		/* the kernel dropped the mark with the inode, silently */
 		if (unmount)
@@ -1159,6 +1189,8 @@ done:
 		return false;
 	}
 	end = unmount ? unmount : IN_DELETE_SELF;
+	if (merged)
+		oc->ending = true;
 	if (merged && later_end(f, oc, end)) {
 		/* no room to put the end later: now, and a loss */
 		put(out, oc->wd, end, 0, NULL);

@@ -72,6 +72,13 @@ if [ -f /tests/fanotify_mark_fd_test ] &&
 else
 	export REQUIRE_FAN_OPATH=0
 fi
+# ... and for its end-of-mark event, FAN_IGNORED (fan_mark_end, libinofd)
+if [ -f /tests/fanotify_mark_end_test ] &&
+   [ "$(head -c 2 /tests/fanotify_mark_end_test)" != "#!" ]; then
+	export REQUIRE_FAN_IGNORED=1
+else
+	export REQUIRE_FAN_IGNORED=0
+fi
 # On the debug kernel (KASAN, lockdep, kmemleak) everything is several
 # times slower: bounded tests may scale their work down by this.
 if [ -e /sys/kernel/debug/kmemleak ]; then

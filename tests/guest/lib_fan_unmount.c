@@ -2,8 +2,10 @@
 /*
  * lib_fan_unmount: libinofd's fanotify backend when the file system of
  * its watches is unmounted, the same scenario on a stock kernel and on
- * one with the project's fanotify series (patches/fanotify/, patch 3:
- * FAN_UNMOUNT for inode marks).
+ * one with the project's fanotify series: v1 (patches/fanotify/, patch 3:
+ * FAN_UNMOUNT for inode marks) or v2 (patches/7.2/fanotify/, patch 3:
+ * FAN_IGNORED, the end of every inode mark), which the library uses
+ * first.
  *
  * A tmpfs is mounted at base/m (in a mount namespace of the test's own,
  * and a user namespace when not root), holding a directory d and a file
@@ -50,6 +52,9 @@
 #ifndef FAN_UNMOUNT
 #define FAN_UNMOUNT 0x00002000
 #endif
+#ifndef FAN_IGNORED
+#define FAN_IGNORED 0x00400000
+#endif
 
 static int write_file(const char *path, const char *s)
 {
@@ -86,15 +91,25 @@ static int own_namespaces(void)
 	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-/* Does this kernel's fanotify take FAN_UNMOUNT?  1, 0, -1: cannot tell */
-static int kernel_has_unmount(void)
+/*
+ * Does this kernel's fanotify tell the end of an inode mark: FAN_IGNORED
+ * (the series v2) or FAN_UNMOUNT (v1)?  1, 0, -1: cannot tell
+ */
+static int kernel_takes(uint64_t mask)
 {
-	int e = 0, r = fan_try(FAN_MARK_REMOVE, FAN_UNMOUNT,
+	int e = 0, r = fan_try(FAN_MARK_REMOVE, mask,
 			   O_RDONLY | O_DIRECTORY, &e);
 
 	if (r == -1 && e == ENOENT)
 		return 1;
 	return r == -1 && e == EINVAL ? 0 : -1;
+}
+
+static int kernel_has_unmount(void)
+{
+	int k = kernel_takes(FAN_IGNORED | FAN_ONDIR);
+
+	return k ? k : kernel_takes(FAN_UNMOUNT);
 }
 
 struct tally {
@@ -170,10 +185,10 @@ int main(void)
 		printf("lib_fan_unmount: no fanotify for this user here: SKIP\n");
 		return 4;
 	}
-	printf("# kernel: fanotify %s FAN_UNMOUNT (%s)\n",
+	printf("# kernel: fanotify %s FAN_IGNORED or FAN_UNMOUNT (%s)\n",
 	       k ? "takes" : "refuses", k ? "the fanotify series" : "stock");
 	if (req && !strcmp(req, "1"))
-		ok(k == 1, "REQUIRE_FAN_OPATH=1: the kernel takes FAN_UNMOUNT",
+		ok(k == 1, "REQUIRE_FAN_OPATH=1: the kernel tells a mark's end",
 		   k);
 
 	if (mkdir(P("m"), 0755) ||

@@ -13,6 +13,7 @@ TESTS(identity)
 TESTS(member)
 TESTS(born)
 TESTS(fanotify)
+TESTS(fan_fake)
 TESTS(mounts)
 TESTS(stream)
 TESTS(pool)
@@ -38,6 +39,7 @@ int main(void)
 		{ member_tests, &member_ntests },
 		{ born_tests, &born_ntests },
 		{ fanotify_tests, &fanotify_ntests },
+		{ fan_fake_tests, &fan_fake_ntests },
 		{ mounts_tests, &mounts_ntests },
 		{ stream_tests, &stream_ntests },
 		{ pool_tests, &pool_ntests },
