@@ -25,20 +25,6 @@ static bool raw_halves(const struct inofd *in)
 	return (in->flags & INOFD_RAW_MOVES) || in->coalesce_ms;
 }
 
-static void end_fired(struct inofd *in, int wd)
-{
-	for (;;) {
-		struct inofd__kw *kw = inofd__kw_find(in, wd);
-		struct inofd__mem *m;
-
-		for (m = kw ? kw->mems : NULL; m && !m->reg->fired; m = m->kwnext)
-			;
-		if (!m)
-			return;
-		inofd__reg_end(in, m->reg, true, INOFD_EVF_SYNTHETIC);
-	}
-}
-
 /* The kernel dropped this watch (IN_IGNORED, or found dead). */
 static void kw_gone(struct inofd *in, int wd, unsigned int flags)
 {
@@ -134,7 +120,7 @@ static void moved_out_at(struct inofd *in, struct inofd__pend *p)
 		}
 	}
 out:
-	end_fired(in, p->wd);
+	inofd__end_fired(in, p->wd);
 }
 
 /* Every pending half, as a move-out. */
@@ -597,9 +583,9 @@ static void moved_to_p(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 out:
 	if (p)
 		inofd__pend_put(in, p);
-	end_fired(in, wd);
+	inofd__end_fired(in, wd);
 	if (fwd >= 0)
-		end_fired(in, fwd);
+		inofd__end_fired(in, fwd);
 }
 
 static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
@@ -1295,7 +1281,7 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 				inofd__tree_newdir(in, m, name);
 	if (mask & IN_MOVE_SELF)
 		self_moved(in, wd);
-	end_fired(in, wd);
+	inofd__end_fired(in, wd);
 	return false;
 }
 

@@ -288,6 +288,20 @@ void inofd__reg_end(struct inofd *in, struct inofd__reg *r, bool report,
 		inofd__reg_free(in, r);
 }
 
+void inofd__end_fired(struct inofd *in, int wd)
+{
+	for (;;) {
+		struct inofd__kw *kw = inofd__kw_find(in, wd);
+		struct inofd__mem *m;
+
+		for (m = kw ? kw->mems : NULL; m && !m->reg->fired; m = m->kwnext)
+			;
+		if (!m)
+			return;
+		inofd__reg_end(in, m->reg, true, INOFD_EVF_SYNTHETIC);
+	}
+}
+
 /* A tree node's end, told as the kernel tells a watch's: past the bound. */
 static void member_end(struct inofd *in, struct inofd__mem *m,
 		       unsigned int flags)

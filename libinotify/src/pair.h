@@ -41,6 +41,9 @@ INOFD__HIDDEN struct inofd_event *inofd__emit_path(struct inofd *in,
 						   const struct inofd__raw *e,
 						   const char *path);
 
+/* End the registrations on wd whose IN_ONESHOT event fired. */
+INOFD__HIDDEN void inofd__end_fired(struct inofd *in, int wd);
+
 /*
  * Free tree node m and every node below it, unwatching what is left
  * unused.  Unless m is its tree's root (the tree ends: its one IN_IGNORED
