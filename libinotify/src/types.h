@@ -12,9 +12,10 @@
  *               add/rm/read
  *   table.c     kernel watches by wd, registrations by id, members, paths
  *   queue.c     the bounded queue of ready events
- *   pair.c      pending rename halves by cookie, coalescing windows, emit
+ *   pair.c      emit, coalescing windows, the end of registrations
  *   tree.c      recursive watches: iterative walks, crawl generations
  *   mounts.c    the mount table: mounts and umounts inside trees
+ *   rename.c    the rename engine: halves by cookie, pairing, following
  *   dispatch.c  raw event bytes -> table updates and events; inofd__feed()
  *   api.c       the public inofd_* functions
  * Every internal name starts with inofd__ and is hidden: libinofd.a and the
@@ -389,7 +390,7 @@ struct inofd {
 	bool			rescan_due;	/* something was lost */
 	struct inofd__arena	arena;
 
-	/* pair.c */
+	/* rename.c (and the windows: pair.c) */
 	struct inofd__pend	*cookies[INOFD__COOKIE_BUCKETS];
 	struct inofd__pend	*pfirst, *plast;	/* by deadline */
 	struct inofd__pend	*pfree;
