@@ -39,4 +39,43 @@ INOFD__HIDDEN void inofd__pend_free(struct inofd *in);
 /* The earliest deadline of a half or a window, 0 if none. */
 INOFD__HIDDEN uint64_t inofd__pair_deadline(const struct inofd *in);
 
+/*
+ * The records after the current one that are in hand (in->rest): the
+ * first on wd with a bit of mask gives its mask (> 0); 0 if an
+ * IN_MOVED_FROM on stop1 or stop2 comes first; -1 if the records end
+ * first; -2 if a loss comes first.
+ */
+INOFD__HIDDEN int64_t inofd__ahead_on(const struct inofd *in, int wd,
+				      uint32_t mask, int stop1, int stop2);
+/* Halves waiting when a record that is not a partner comes: decide the
+ * ones it concerns first.  True: hold the record. */
+INOFD__HIDDEN bool inofd__halves_first(struct inofd *in, int wd,
+				       uint32_t mask, const char *name,
+				       const struct inofd__pend *mine);
+/* The two halves of a rename, as their records come. */
+INOFD__HIDDEN void inofd__moved_from(struct inofd *in, struct inofd__kw *kw,
+				     uint32_t mask, uint32_t cookie,
+				     const char *name);
+INOFD__HIDDEN void inofd__moved_to(struct inofd *in, struct inofd__kw *kw,
+				   uint32_t mask, uint32_t cookie,
+				   const char *name);
+/* Is the TO of half p (on to_wd) held until its MOVE_SELF?  True: hold. */
+INOFD__HIDDEN bool inofd__self_due(struct inofd *in,
+				   const struct inofd__pend *p, int to_wd);
+/* IN_MOVE_SELF on wd: plain watches and roots with no parent in sight. */
+INOFD__HIDDEN void inofd__self_moved(struct inofd *in, int wd);
+/* A record while in->xw waits: does it decide?  And its decision. */
+INOFD__HIDDEN void inofd__xw_record(struct inofd *in, int wd, uint32_t mask);
+INOFD__HIDDEN void inofd__xw_decide(struct inofd *in, int it);
+/* Deadlines: due halves (as move-outs), a wait above a root not told. */
+INOFD__HIDDEN void inofd__halves_due(struct inofd *in, uint64_t now);
+INOFD__HIDDEN void inofd__xw_due(struct inofd *in, uint64_t now);
+/* Is the record held by the parse half p's partner? */
+INOFD__HIDDEN bool inofd__held_partner(const struct inofd *in,
+				       const struct inofd__pend *p);
+/* A loss: every pending half, as a move-out. */
+INOFD__HIDDEN void inofd__settle_halves(struct inofd *in);
+/* After a loss, with every record after it in hand: the roots' chains. */
+INOFD__HIDDEN void inofd__roots_check(struct inofd *in);
+
 #endif
