@@ -1,11 +1,60 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The rename engine.
+ * The rename engine: the two halves of a rename paired by cookie, the trees
+ * that follow what moved, by identity, and the waits both need.
  *
- * A pending IN_MOVED_FROM waits aside, in a table indexed by cookie and a
- * list ordered by deadline (every half gets the same timeout, so appending
- * keeps the order).  It holds back no other event: only ready events enter
- * the queue.  Nothing here is O(queue).
+ * The states of a half (an IN_MOVED_FROM record), and what moves it on:
+ *
+ *   read      inofd__moved_from(): the source paths of every member are
+ *             taken now (pend_src()), a directory's node is held by its
+ *             watch (p->self) and marked moving (no path until decided).
+ *             -> pending; no room: the oldest pending one moves out first,
+ *             and with none to take, this one -> moved out, and a RESCAN.
+ *   pending   in the cookie table and the deadline list (inofd__pend_add()).
+ *             Records after it are applied while it waits, except one it
+ *             concerns (concerns()): inofd__halves_first() decides the half
+ *             before that record, by what is ahead in hand:
+ *               its TO             -> paired, now (pair_ahead());
+ *               its own MOVE_SELF  -> moved out; unless a TO ahead puts it
+ *                                     back in a tree by identity
+ *                                     (identity_to_ahead()): rekeyed, by_id,
+ *                                     -> pending on that TO;
+ *               a loss             -> moved out;
+ *               nothing            -> the record is held (below).
+ *             Its TO in order: inofd__moved_to() -> paired.  A loss
+ *             (IN_Q_OVERFLOW): inofd__settle_halves() -> moved out.  Its
+ *             deadline: inofd__halves_due() -> moved out (not while the
+ *             record held is its TO: inofd__held_partner()).
+ *   held      a record the half decides waits, unparsed: the parse stops at
+ *             it (in->held) until more is read behind it or the deadline.
+ *             A TO whose directory's MOVE_SELF is not in hand yet waits so
+ *             too (inofd__self_due()): it says what the rename moved.
+ *   paired    moved_to_p(): one RENAME per registration on both sides (a
+ *             MOVE_IN / MOVE_OUT for the others), then the trees follow:
+ *             the node is moved (landed_on() for what had the name), or
+ *             freed if it left; a directory of a root's chain, renamed,
+ *             -> chain_renamed().
+ *   moved out moved_out(): MOVE_OUT as of the half's own record, the
+ *             subtree of a node that left freed; a root's chain that moved
+ *             -> inofd__tree_gone_or_back().  Paired or moved out, the half
+ *             goes back to the free list (inofd__pend_put()).
+ *
+ * A rename in a root's chain (of the root, or of a directory above it) is
+ * told by the moved directory's MOVE_SELF (moved_it()).  Not in hand, the
+ * tree waits (in->xw, one at a time, r->moving: no paths): the next record
+ * decides (inofd__xw_record(): MOVE_SELF, a later rename out, a loss), or
+ * the deadline (inofd__xw_due()), in inofd__xw_decide().  After a loss,
+ * the renames above the roots among the records in hand are undone on the
+ * roots found by inode (inofd__roots_check(), anc_moves_ahead()).
+ *
+ * With raw halves (INOFD_RAW_MOVES, or coalescing) each record is reported
+ * as it comes, in place of RENAME, MOVE_IN and MOVE_OUT; the pairing above
+ * still runs, for the trees.
+ *
+ * Nothing here holds back an event that is ready: only ready events enter
+ * the queue, and nothing here is O(queue).  The halves wait in a table
+ * indexed by cookie and a list ordered by deadline (every half gets the
+ * same timeout, so appending keeps the order).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
