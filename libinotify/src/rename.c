@@ -657,20 +657,19 @@ static struct inofd__mem *src_of(const struct inofd__kw *fkw,
 	return f && f->reg->born <= p->pos ? f : NULL;
 }
 
-/* The TO of a rename; p: its half, taken (NULL: none came) */
-static void moved_to_p(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
-		       uint32_t cookie, const char *name,
-		       struct inofd__pend *p)
+/*
+ * The reports of a rename, with the paths from before the move.  A
+ * registration on both sides sees one rename; a target with no source of
+ * its own takes a source no other target took; what is left moved in or
+ * out.
+ */
+static void pair_reports(struct inofd *in, struct inofd__kw *kw,
+			 struct inofd__kw *fkw, uint32_t mask,
+			 uint32_t cookie, const char *name,
+			 struct inofd__pend *p)
 {
-	struct inofd__kw *fkw = p ? inofd__kw_find(in, p->wd) : NULL;
-	struct inofd__mem *m, *next;
-	int wd = kw->wd, fwd = fkw ? fkw->wd : -1;
+	struct inofd__mem *m;
 
-	/*
-	 * The reports, with the paths from before the move.  A registration
-	 * on both sides sees one rename; a target with no source of its own
-	 * takes a source no other target took; what is left moved in or out.
-	 */
 	for (m = fkw ? fkw->mems : NULL; m; m = m->kwnext)
 		m->paired = false;
 	for (m = kw->mems; m; m = m->kwnext) {
@@ -729,90 +728,101 @@ static void moved_to_p(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 					 &(struct inofd__raw){ p->mask, cookie,
 							       p->name },
 					 inofd__pend_path(p, m)), p, m);
+}
 
-	if (!(mask & IN_ISDIR))
-		goto out;
-	/* then the trees follow: rename inside, out of, or into a tree */
-	for (m = fkw ? fkw->mems : NULL; m; m = next) {
-		struct inofd__mem *c, *t;
-		struct inofd__reg *r = m->reg;
-		int it;
+/* A directory renamed out of fkw, where m, a member of a root's chain, is:
+ * the chain follows it to name in kw, or the tree is gone or back. */
+static void follow_chain(struct inofd *in, struct inofd__mem *m,
+			 const struct inofd__kw *fkw,
+			 const struct inofd__kw *kw,
+			 const struct inofd__pend *p, const char *name)
+{
+	struct inofd__reg *r = m->reg;
+	int lvl = inofd__anc_holds(m, p->name);
 
-		next = m->kwnext;
-		if (m->kind == INOFD__MEM_PARENT) {
-			int lvl = inofd__anc_holds(m, p->name);
+	/*
+	 * Only if it moved that directory (an exchange's other half names it
+	 * too): told by identity.  Moved to another directory: out of the
+	 * chain.  Not lost yet: records not applied yet may bring it back
+	 * (mv G/P/T G/tmp; mv G/tmp G/P/T, issue 26), and the file system
+	 * says where it is now.  Back, it is a RESCAN; anywhere else, lost.
+	 */
+	if (lvl >= 0 && fkw == kw)
+		chain_renamed(in, r, lvl, anc_dir(r, lvl), fkw->wd, name);
+	else if (lvl >= 0)
+		inofd__tree_gone_or_back(in, r);
+	if (m != r->plink || !r->rootname || strcmp(r->rootname, p->name))
+		return;
+	if (fkw == kw)
+		chain_renamed(in, r, -1, r->root, fkw->wd, name);
+	else
+		inofd__tree_gone_or_back(in, r);
+}
 
-			/*
-			 * Only if it moved that directory (an exchange's
-			 * other half names it too): told by identity.
-			 * Moved to another directory: out of the chain.  Not
-			 * lost yet: records not applied yet may bring it back
-			 * (mv G/P/T G/tmp; mv G/tmp G/P/T, issue 26), and the
-			 * file system says where it is now.  Back, it is a
-			 * RESCAN; anywhere else, lost.
-			 */
-			if (lvl >= 0 && fkw == kw)
-				chain_renamed(in, r, lvl, anc_dir(r, lvl),
-					      fkw->wd, name);
-			else if (lvl >= 0)
-				inofd__tree_gone_or_back(in, r);
-			if (m != r->plink || !r->rootname ||
-			    strcmp(r->rootname, p->name))
-				continue;
-			if (fkw == kw)
-				chain_renamed(in, r, -1, r->root, fkw->wd,
-					      name);
-			else
-				inofd__tree_gone_or_back(in, r);
-			continue;
-		}
-		if (m->kind != INOFD__MEM_NODE ||
-		    !(c = inofd__pend_node(in, p, m)) || c == r->root ||
-		    inofd__node_below(c, m))
-			continue;
-		/*
-		 * Did it move c, the node its name gave?  An exchange's other
-		 * half names c too when c took the name of a directory the
-		 * tree does not know (not watched, or not yet): that one is
-		 * then found by the walk below, by identity.  Not known: c
-		 * is found by a crawl (a RESCAN).
-		 */
-		it = moved_it(in, c, fkw->wd, wd);
-		if (it <= 0) {
-			c->moving = it < 0;
-			c->shadow = it < 0;
-			if (it < 0)
-				in->rescan_due = in->crawl_due = true;
-			inofd__paths_changed(in);
-			continue;
-		}
-		t = inofd__mem_of(kw, r);
-		if (t && !inofd__node_below(c, t)) {
-			if (inofd__node_name(c, name) == 0) {
-				unsigned int was = c->depth;
+/* A directory renamed out of tree node m's (on fkw) to name in kw: the
+ * node the half named follows it in m's tree, or leaves the tree. */
+static void follow_node(struct inofd *in, struct inofd__mem *m,
+			struct inofd__kw *fkw, struct inofd__kw *kw,
+			const struct inofd__pend *p, const char *name)
+{
+	struct inofd__reg *r = m->reg;
+	struct inofd__mem *c, *t;
+	int it;
 
-				inofd__node_unlink(in, c);
-				c->moving = c->xpart = c->shadow = false;
-				inofd__node_link(in, t, c);
-				landed_on(in, t, c, name);
-				if (inofd__tree_reached(in, c) < 0)
-					in->rescan_due = in->crawl_due = true;
-				/* its new name and depth against the options */
-				inofd__tree_node_moved(in, c, was);
-				continue;
-			}
-		}
-		if (t) {
-			/* into its own subtree: the kernel refuses that, so
-			 * events were lost; the crawl puts things right */
+	if (m->kind != INOFD__MEM_NODE ||
+	    !(c = inofd__pend_node(in, p, m)) || c == r->root ||
+	    inofd__node_below(c, m))
+		return;
+	/*
+	 * Did it move c, the node its name gave?  An exchange's other half
+	 * names c too when c took the name of a directory the tree does not
+	 * know (not watched, or not yet): that one is then found by the walk
+	 * below, by identity.  Not known: c is found by a crawl (a RESCAN).
+	 */
+	it = moved_it(in, c, fkw->wd, kw->wd);
+	if (it <= 0) {
+		c->moving = it < 0;
+		c->shadow = it < 0;
+		if (it < 0)
 			in->rescan_due = in->crawl_due = true;
-			/* c stays without a path until the crawl finds it */
-			continue;
-		}
-		inofd__subtree_free(in, c);	/* left this tree */
+		inofd__paths_changed(in);
+		return;
 	}
+	t = inofd__mem_of(kw, r);
+	if (t && !inofd__node_below(c, t)) {
+		if (inofd__node_name(c, name) == 0) {
+			unsigned int was = c->depth;
+
+			inofd__node_unlink(in, c);
+			c->moving = c->xpart = c->shadow = false;
+			inofd__node_link(in, t, c);
+			landed_on(in, t, c, name);
+			if (inofd__tree_reached(in, c) < 0)
+				in->rescan_due = in->crawl_due = true;
+			/* its new name and depth against the options */
+			inofd__tree_node_moved(in, c, was);
+			return;
+		}
+	}
+	if (t) {
+		/* into its own subtree: the kernel refuses that, so events
+		 * were lost; the crawl puts things right */
+		in->rescan_due = in->crawl_due = true;
+		/* c stays without a path until the crawl finds it */
+		return;
+	}
+	inofd__subtree_free(in, c);	/* left this tree */
+}
+
+/* A directory renamed to name in wd (from fwd, or -1): the trees there
+ * have it, new unless it moved within the tree (followed above). */
+static void follow_target(struct inofd *in, int wd, int fwd,
+			  const struct inofd__pend *p, const char *name)
+{
 	/* kw may have gone with a subtree: look it up again */
-	kw = inofd__kw_find(in, wd);
+	struct inofd__kw *kw = inofd__kw_find(in, wd), *fkw;
+	struct inofd__mem *m;
+
 	for (m = kw ? kw->mems : NULL; m; m = m->kwnext) {
 		struct inofd__mem *f, *c;
 
@@ -828,6 +838,29 @@ static void moved_to_p(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		landed_on(in, m, NULL, name);
 		inofd__tree_newdir(in, m, name);
 	}
+}
+
+/* The TO of a rename; p: its half, taken (NULL: none came) */
+static void moved_to_p(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
+		       uint32_t cookie, const char *name,
+		       struct inofd__pend *p)
+{
+	struct inofd__kw *fkw = p ? inofd__kw_find(in, p->wd) : NULL;
+	struct inofd__mem *m, *next;
+	int wd = kw->wd, fwd = fkw ? fkw->wd : -1;
+
+	pair_reports(in, kw, fkw, mask, cookie, name, p);
+	if (!(mask & IN_ISDIR))
+		goto out;
+	/* then the trees follow: rename inside, out of, or into a tree */
+	for (m = fkw ? fkw->mems : NULL; m; m = next) {
+		next = m->kwnext;
+		if (m->kind == INOFD__MEM_PARENT)
+			follow_chain(in, m, fkw, kw, p, name);
+		else
+			follow_node(in, m, fkw, kw, p, name);
+	}
+	follow_target(in, wd, fwd, p, name);
 out:
 	if (p)
 		inofd__pend_put(in, p);
