@@ -177,15 +177,10 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 	 * Records are applied in the kernel's order; a half waits for its
 	 * partner whatever lies between, and a record whose path or order
 	 * depends on how the half ends waits for that
-	 * (inofd__halves_first()).  A TO is its own half's partner, and may
-	 * concern another half all the same: a rename onto the source name
-	 * of a half that waits.
+	 * (inofd__halves_first()).
 	 */
 	if (in->npend) {
-		const struct inofd__pend *mine = (mask & IN_MOVED_TO) ?
-			inofd__pend_find(in, cookie) : NULL;
-
-		if (inofd__halves_first(in, wd, mask, name, mine))
+		if (inofd__halves_first(in, wd, mask, cookie, name))
 			return true;
 		kw = inofd__kw_find(in, wd);
 		if (!kw)
@@ -203,39 +198,10 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 		inofd__moved_from(in, kw, mask, cookie, name);
 		return false;
 	}
-	if (mask & IN_MOVED_TO) {
-		if (inofd__self_due(in, inofd__pend_find(in, cookie), kw->wd))
-			return true;
-		inofd__moved_to(in, kw, mask, cookie, name);
-		return false;
-	}
+	if (mask & IN_MOVED_TO)
+		return inofd__moved_to(in, kw, mask, cookie, name);
 	if (mask & INOFD__LATE) {
-		/*
-		 * An end put late, or alone after a loss a rename back may
-		 * hide (types.h): where it was, or is, is not known.  Alone,
-		 * for a root or a directory above one: the loss found the
-		 * root by inode (inofd__roots_check()), but a rename there and
-		 * back leaves the path as it was, and the records after the loss
-		 * may be from before the rename back: the tree is unsure,
-		 * its events flagged, until they are parsed (oracle seed
-		 * 180053 -N -C -E on fanotify: a0 -> a1 -> a0 -> a1 -> a0
-		 * above the root read as a0 -> a1 -> a0, a rename in the tree
-		 * at a1 reported under a0, unflagged).  The crawl finds the
-		 * other nodes.
-		 */
-		for (m = kw->mems; m; m = m->kwnext) {
-			if (m->kind == INOFD__MEM_NODE && m->parent) {
-				m->moving = true;
-			} else if (m->kind == INOFD__MEM_NODE &&
-				   (mask & ~INOFD__LATE)) {
-				m->reg->moving = true;
-			} else if (m->kind == INOFD__MEM_NODE ||
-				   m->kind == INOFD__MEM_PARENT) {
-				m->reg->unsure = true;
-				in->unsure = true;
-			}
-		}
-		inofd__paths_changed(in);
+		inofd__late(in, kw, mask);
 		mask &= ~INOFD__LATE;
 	}
 	if ((mask & IN_ATTRIB) && !name)

@@ -12,7 +12,7 @@
  *             and with none to take, this one -> moved out, and a RESCAN.
  *   pending   in the cookie table and the deadline list (inofd__pend_add()).
  *             Records after it are applied while it waits, except one it
- *             concerns (concerns()): inofd__halves_first() decides the half
+ *             concerns (concerns()): halves_first() decides the half
  *             before that record, by what is ahead in hand:
  *               its TO             -> paired, now (pair_ahead());
  *               its own MOVE_SELF  -> moved out; unless a TO ahead puts it
@@ -28,7 +28,7 @@
  *   held      a record the half decides waits, unparsed: the parse stops at
  *             it (in->held) until more is read behind it or the deadline.
  *             A TO whose directory's MOVE_SELF is not in hand yet waits so
- *             too (inofd__self_due()): it says what the rename moved.
+ *             too (self_due()): it says what the rename moved.
  *   paired    moved_to_p(): one RENAME per registration on both sides (a
  *             MOVE_IN / MOVE_OUT for the others), then the trees follow:
  *             the node is moved (landed_on() for what had the name), or
@@ -869,8 +869,8 @@ out:
 		inofd__end_fired(in, fwd);
 }
 
-void inofd__moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
-		      uint32_t cookie, const char *name)
+static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
+		     uint32_t cookie, const char *name)
 {
 	struct inofd__pend *p = inofd__pend_take(in, cookie);
 	int was = in->id_moved;
@@ -953,6 +953,36 @@ static size_t anc_moves_ahead(const struct inofd *in, struct inofd__mv *v,
 		n++;
 	}
 	return n;
+}
+
+/*
+ * An end put late, or alone after a loss a rename back may hide
+ * (INOFD__LATE, types.h), on kw: where it was, or is, is not known.
+ * Alone, for a root or a directory above one: the loss found the root by
+ * inode (inofd__roots_check()), but a rename there and back leaves the
+ * path as it was, and the records after the loss may be from before the
+ * rename back: the tree is unsure, its events flagged, until they are
+ * parsed (oracle seed 180053 -N -C -E on fanotify: a0 -> a1 -> a0 -> a1
+ * -> a0 above the root read as a0 -> a1 -> a0, a rename in the tree at a1
+ * reported under a0, unflagged).  The crawl finds the other nodes.
+ */
+void inofd__late(struct inofd *in, struct inofd__kw *kw, uint32_t mask)
+{
+	struct inofd__mem *m;
+
+	for (m = kw->mems; m; m = m->kwnext) {
+		if (m->kind == INOFD__MEM_NODE && m->parent) {
+			m->moving = true;
+		} else if (m->kind == INOFD__MEM_NODE &&
+			   (mask & ~INOFD__LATE)) {
+			m->reg->moving = true;
+		} else if (m->kind == INOFD__MEM_NODE ||
+			   m->kind == INOFD__MEM_PARENT) {
+			m->reg->unsure = true;
+			in->unsure = true;
+		}
+	}
+	inofd__paths_changed(in);
 }
 
 /* After a loss, with every record after it in hand: the roots' chains. */
@@ -1110,7 +1140,7 @@ static void pair_ahead(struct inofd *in, const char *at)
 	kw = inofd__kw_find(in, h.wd);
 	in->cur_pos = pos + (uint64_t)(at - in->rec);
 	if (kw) {
-		inofd__moved_to(in, kw, h.mask, h.cookie,
+		moved_to(in, kw, h.mask, h.cookie,
 			 h.len && name[0] ? name : NULL);
 	} else {
 		/* its target was unwatched by the library: it went out */
@@ -1246,11 +1276,11 @@ static const char *identity_to_ahead(struct inofd *in,
  * records in hand end before its MOVE_SELF, before a later rename out of
  * either directory and before a loss; until more is read, or the half's
  * deadline.  The same holds where the TO is applied ahead, at its half's
- * place (inofd__halves_first(): a record of another task between the FROM and
+ * place (halves_first(): a record of another task between the FROM and
  * the TO; the debug kernel's split_rename, 2 to 7 RESCANs in 10,000
  * renames).  True: hold it.
  */
-bool inofd__self_due(struct inofd *in, const struct inofd__pend *p, int to_wd)
+static bool self_due(struct inofd *in, const struct inofd__pend *p, int to_wd)
 {
 	const struct inofd__kw *d;
 	const struct inofd__mem *m;
@@ -1287,8 +1317,8 @@ bool inofd__self_due(struct inofd *in, const struct inofd__pend *p, int to_wd)
  * bytes are all there is: a half with nothing ahead moved out.
  * True: hold the record.
  */
-bool inofd__halves_first(struct inofd *in, int wd, uint32_t mask,
-			  const char *name, const struct inofd__pend *mine)
+static bool halves_first(struct inofd *in, int wd, uint32_t mask,
+			 const char *name, const struct inofd__pend *mine)
 {
 	struct inofd__pend *p;
 	struct inofd__kw *kw;
@@ -1335,7 +1365,7 @@ again:
 			struct inotify_event h;
 
 			memcpy(&h, at, sizeof(h));
-			if (inofd__self_due(in, p, h.wd))
+			if (self_due(in, p, h.wd))
 				return true;
 			pair_ahead(in, at);
 			goto again;
@@ -1362,8 +1392,8 @@ out:
 }
 
 /*
- * Is the record held (inofd__halves_first()) half p's partner, its TO?
- * Then p is not settled by its deadline: the parse goes on from that record, decides
+ * Is the record held (halves_first()) half p's partner, its TO?  Then p is
+ * not settled by its deadline: the parse goes on from that record, decides
  * the halves it waited for, and pairs it with p.  Settled here, p was a
  * MOVE_OUT and its TO a MOVE_IN, its subtree's watches dropped (oracle
  * seed 96061 -W -N -C on fanotify, under load: a TO onto the name of a
@@ -1403,4 +1433,30 @@ void inofd__xw_due(struct inofd *in, uint64_t now)
 {
 	if (in->xw.reg && !in->more && in->xw.deadline <= now)
 		inofd__xw_decide(in, -1);
+}
+
+/*
+ * Before the record (mask, cookie, name on wd) is applied: the halves it
+ * concerns are decided (halves_first()).  A TO is its own half's partner,
+ * and may concern another half all the same: a rename onto the source
+ * name of a half that waits.  True: hold the record.
+ */
+bool inofd__halves_first(struct inofd *in, int wd, uint32_t mask,
+			 uint32_t cookie, const char *name)
+{
+	const struct inofd__pend *mine = (mask & IN_MOVED_TO) ?
+		inofd__pend_find(in, cookie) : NULL;
+
+	return halves_first(in, wd, mask, name, mine);
+}
+
+/* An IN_MOVED_TO record: its rename applied, unless it waits for its
+ * directory's MOVE_SELF (self_due()).  True: hold it. */
+bool inofd__moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
+		     uint32_t cookie, const char *name)
+{
+	if (self_due(in, inofd__pend_find(in, cookie), kw->wd))
+		return true;
+	moved_to(in, kw, mask, cookie, name);
+	return false;
 }

@@ -47,21 +47,19 @@ INOFD__HIDDEN uint64_t inofd__pair_deadline(const struct inofd *in);
  */
 INOFD__HIDDEN int64_t inofd__ahead_on(const struct inofd *in, int wd,
 				      uint32_t mask, int stop1, int stop2);
-/* Halves waiting when a record that is not a partner comes: decide the
- * ones it concerns first.  True: hold the record. */
+/* Halves waiting when a record comes: decide the ones it concerns
+ * first.  True: hold the record. */
 INOFD__HIDDEN bool inofd__halves_first(struct inofd *in, int wd,
-				       uint32_t mask, const char *name,
-				       const struct inofd__pend *mine);
+				       uint32_t mask, uint32_t cookie,
+				       const char *name);
 /* The two halves of a rename, as their records come. */
 INOFD__HIDDEN void inofd__moved_from(struct inofd *in, struct inofd__kw *kw,
 				     uint32_t mask, uint32_t cookie,
 				     const char *name);
-INOFD__HIDDEN void inofd__moved_to(struct inofd *in, struct inofd__kw *kw,
+/* True: the TO is held, until its directory's MOVE_SELF is in hand. */
+INOFD__HIDDEN bool inofd__moved_to(struct inofd *in, struct inofd__kw *kw,
 				   uint32_t mask, uint32_t cookie,
 				   const char *name);
-/* Is the TO of half p (on to_wd) held until its MOVE_SELF?  True: hold. */
-INOFD__HIDDEN bool inofd__self_due(struct inofd *in,
-				   const struct inofd__pend *p, int to_wd);
 /* IN_MOVE_SELF on wd: plain watches and roots with no parent in sight. */
 INOFD__HIDDEN void inofd__self_moved(struct inofd *in, int wd);
 /* A record while in->xw waits: does it decide?  And its decision. */
@@ -77,5 +75,8 @@ INOFD__HIDDEN bool inofd__held_partner(const struct inofd *in,
 INOFD__HIDDEN void inofd__settle_halves(struct inofd *in);
 /* After a loss, with every record after it in hand: the roots' chains. */
 INOFD__HIDDEN void inofd__roots_check(struct inofd *in);
+/* An end put late, or alone after a loss (INOFD__LATE), on kw. */
+INOFD__HIDDEN void inofd__late(struct inofd *in, struct inofd__kw *kw,
+			       uint32_t mask);
 
 #endif
