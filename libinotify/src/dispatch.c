@@ -765,6 +765,40 @@ int inofd__feed(struct inofd *in, const void *buf, size_t len)
 	return settle(in);
 }
 
+/*
+ * Fill in->buf from the backend, while it has room and rounds are left
+ * (*rounds counts them); *again: read(2) said EAGAIN.  The bytes read, or
+ * -errno when a read failed before any.
+ */
+static ssize_t read_fill(struct inofd *in, unsigned int *rounds, bool *again)
+{
+	size_t fill = 0;
+
+	*again = false;
+	while (in->bufsz - fill >= INOFD__READ_MIN &&
+	       *rounds < INOFD__READ_ROUNDS) {
+		ssize_t n = inofd__backend_read(in, in->buf + fill,
+						in->bufsz - fill);
+
+		(*rounds)++;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			*again = true;
+			break;
+		}
+		if (n < 0) {
+			if (!fill)
+				return -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		fill += (size_t)n;
+	}
+	return (ssize_t)fill;
+}
+
 int inofd__read(struct inofd *in)
 {
 	unsigned int rounds = 0;
@@ -803,30 +837,13 @@ int inofd__read(struct inofd *in)
 	free(in->buf2);
 	in->buf2 = NULL;
 	for (;;) {
-		size_t fill = 0;
-		bool again = false;
+		bool again;
+		ssize_t got = read_fill(in, &rounds, &again);
+		size_t fill;
 
-		while (in->bufsz - fill >= INOFD__READ_MIN &&
-		       rounds < INOFD__READ_ROUNDS) {
-			ssize_t n = inofd__backend_read(in, in->buf + fill,
-							in->bufsz - fill);
-
-			rounds++;
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno == EAGAIN) {
-				again = true;
-				break;
-			}
-			if (n < 0) {
-				if (!fill)
-					return -errno;
-				break;
-			}
-			if (n == 0)
-				break;
-			fill += (size_t)n;
-		}
+		if (got < 0)
+			return (int)got;
+		fill = (size_t)got;
 		in->more = !again;	/* known to the parse: see overflow() */
 		in->kpos += fill;
 		if (in->chain_short && fill)
