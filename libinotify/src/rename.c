@@ -560,6 +560,28 @@ static int moved_it(const struct inofd *in, const struct inofd__mem *d,
 }
 
 /*
+ * What a rename to name to in r's chain, of the root (lvl -1) or of the
+ * directory at level lvl + 1, did, once told: it moved that directory
+ * (it > 0), or it was the other half of an exchange (0: the directory
+ * stays where it was), or it is not known (< 0: checked by identity where
+ * the path says, a RESCAN; else lost).
+ */
+static void chain_told(struct inofd *in, struct inofd__reg *r, int lvl,
+		       const char *to, int it)
+{
+	if (it > 0 && lvl < 0) {
+		inofd__root_renamed(in, r, to);
+	} else if (it > 0) {
+		inofd__anc_renamed(in, r, (unsigned int)lvl, to);
+	} else if (it == 0) {
+		r->moving = false;
+		inofd__paths_changed(in);
+	} else {
+		inofd__tree_gone_or_back(in, r);
+	}
+}
+
+/*
  * The decision in->xw waits for: moved (1: the directory's MOVE_SELF came
  * first), not moved (0: its next rename came first), or not known (-1:
  * a loss, the pairing timeout, or another such wait: it is checked by
@@ -570,19 +592,8 @@ void inofd__xw_decide(struct inofd *in, int it)
 	struct inofd__reg *r = inofd__reg_find(in, in->xw.reg);
 
 	in->xw.reg = 0;
-	if (r && r->kind == INOFD__REG_TREE && !r->lost) {
-		if (it > 0 && in->xw.lvl < 0)
-			inofd__root_renamed(in, r, in->xw.to);
-		else if (it > 0)
-			inofd__anc_renamed(in, r, (unsigned int)in->xw.lvl,
-					   in->xw.to);
-		else if (it == 0) {
-			r->moving = false;
-			inofd__paths_changed(in);
-		} else {
-			inofd__tree_gone_or_back(in, r);
-		}
-	}
+	if (r && r->kind == INOFD__REG_TREE && !r->lost)
+		chain_told(in, r, in->xw.lvl, in->xw.to, it);
 	free(in->xw.to);
 	in->xw.to = NULL;
 }
@@ -611,18 +622,8 @@ static void chain_renamed(struct inofd *in, struct inofd__reg *r, int lvl,
 {
 	int it = moved_it(in, d, from_wd, from_wd);
 
-	if (it > 0 && lvl < 0) {
-		inofd__root_renamed(in, r, to);
-		return;
-	}
-	if (it > 0) {
-		inofd__anc_renamed(in, r, (unsigned int)lvl, to);
-		return;
-	}
-	if (it == 0) {
-		/* the other half of an exchange: it stays where it was */
-		r->moving = false;
-		inofd__paths_changed(in);
+	if (it >= 0) {
+		chain_told(in, r, lvl, to, it);
 		return;
 	}
 	if (in->xw.reg)
@@ -657,6 +658,24 @@ static struct inofd__mem *src_of(const struct inofd__kw *fkw,
 	return f && f->reg->born <= p->pos ? f : NULL;
 }
 
+/* Target member m's RENAME, from f, the source's member it pairs with. */
+static void report_rename(struct inofd *in, struct inofd__mem *m,
+			  struct inofd__mem *f, uint32_t mask,
+			  uint32_t cookie, const char *name,
+			  const struct inofd__pend *p)
+{
+	struct inofd_event *ev;
+
+	f->paired = true;
+	ev = inofd__emit(in, m, INOFD_EV_RENAME,
+			 &(struct inofd__raw){ IN_MOVE | (mask & IN_ISDIR),
+					       cookie, name },
+			 0);
+	if (ev)
+		inofd__set_from(in, ev, f, p->name, inofd__pend_path(p, f));
+	flag_src(ev, p, f);
+}
+
 /*
  * The reports of a rename, with the paths from before the move.  A
  * registration on both sides sees one rename; a target with no source of
@@ -681,23 +700,11 @@ static void pair_reports(struct inofd *in, struct inofd__kw *kw,
 			    0);
 			continue;
 		}
-		if (f) {
-			struct inofd_event *ev;
-
-			f->paired = true;
-			ev = inofd__emit(in, m, INOFD_EV_RENAME,
-			    &(struct inofd__raw){ IN_MOVE | (mask & IN_ISDIR),
-						  cookie, name },
-			    0);
-			if (ev)
-				inofd__set_from(in, ev, f, p->name,
-						inofd__pend_path(p, f));
-			flag_src(ev, p, f);
-		}
+		if (f)
+			report_rename(in, m, f, mask, cookie, name, p);
 	}
 	for (m = raw_halves(in) ? NULL : kw->mems; m; m = m->kwnext) {
 		struct inofd__mem *f = NULL;
-		struct inofd_event *ev;
 
 		if (src_of(fkw, m->reg, p) || !inofd__wants(m, mask))
 			continue;
@@ -712,15 +719,7 @@ static void pair_reports(struct inofd *in, struct inofd__kw *kw,
 			    0);
 			continue;
 		}
-		f->paired = true;
-		ev = inofd__emit(in, m, INOFD_EV_RENAME,
-			    &(struct inofd__raw){ IN_MOVE | (mask & IN_ISDIR),
-						  cookie, name },
-			    0);
-		if (ev)
-			inofd__set_from(in, ev, f, p->name,
-					inofd__pend_path(p, f));
-		flag_src(ev, p, f);
+		report_rename(in, m, f, mask, cookie, name, p);
 	}
 	for (m = (fkw && !raw_halves(in)) ? fkw->mems : NULL; m; m = m->kwnext)
 		if (!m->paired && m->reg->born <= p->pos)
