@@ -10,6 +10,10 @@
 #   scripts/oracle-replay.sh record BIN OUTDIR [JOBS]   replay, one log a run
 #   scripts/oracle-replay.sh compare OLD NEW            diff two OUTDIRs
 #
+# REPLAY_ONLY=ERE limits record to the runs whose name (the seed file's,
+# or the list's with -N for its Nth seed) matches; compare then looks at
+# the runs NEW has.
+#
 # A log is the oracle's stdout and stderr (-v) and its exit status, with the
 # per-run temporary base directory (/dev/shm/inofd-oracle.XXXXXX, mkdtemp)
 # replaced by BASE: that name is the only part of a trace that changes from
@@ -38,6 +42,11 @@ record)
 			echo "$(basename "$f" .list)-$n|$a"
 		done
 	done >> "$list"
+	if [ -n "${REPLAY_ONLY:-}" ]; then
+		grep -E "^(${REPLAY_ONLY})\|" "$list" > "$list.only"
+		mv "$list.only" "$list"
+	fi
+	# shellcheck disable=SC2016 # expanded by the sh -c of each run
 	for b in procfd fanotify; do
 		sed "s/\$/|$b/" "$list"
 	done | xargs -P "$jobs" -d '\n' -I{} sh -c '
@@ -56,16 +65,16 @@ EOF
 	;;
 compare)
 	old=$2 new=$3 same=0 diff=0
-	for f in "$old"/*/*.log; do
-		g=$new/${f#"$old"/}
+	for g in "$new"/*/*.log; do
+		f=$old/${g#"$new"/}
 		if cmp -s "$f" "$g"; then
 			same=$((same + 1))
 		else
 			diff=$((diff + 1))
-			echo "differs: ${f#"$old"/}"
+			echo "differs: ${g#"$new"/}"
 		fi
 	done
-	echo "oracle-replay: $same identical, $diff differ"
+	echo "oracle-replay: $same identical, $diff differ ($(find "$old" -name '*.log' | wc -l) runs in $old)"
 	[ "$diff" = 0 ]
 	;;
 *)
