@@ -2,8 +2,9 @@
 /*
  * From raw event bytes to the table and the queue: one kernel event is
  * delivered to every member of its kernel watch that wants it (each with
- * its registration's id, data and path), rename halves are paired by
- * cookie, trees follow what moves, and losses become INOFD_EV_RESCAN.
+ * its registration's id, data and path), and losses become
+ * INOFD_EV_RESCAN.  The records of renames go to the rename engine
+ * (rename.c), which pairs the halves and has the trees follow.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -10,7 +10,7 @@
  *             watch (p->self) and marked moving (no path until decided).
  *             -> pending; no room: the oldest pending one moves out first,
  *             and with none to take, this one -> moved out, and a RESCAN.
- *   pending   in the cookie table and the deadline list (inofd__pend_add()).
+ *   pending   in the cookie table and the deadline list (pend_add()).
  *             Records after it are applied while it waits, except one it
  *             concerns (concerns()): halves_first() decides the half
  *             before that record, by what is ahead in hand:
@@ -24,7 +24,7 @@
  *             Its TO in order: inofd__moved_to() -> paired.  A loss
  *             (IN_Q_OVERFLOW): inofd__settle_halves() -> moved out.  Its
  *             deadline: inofd__halves_due() -> moved out (not while the
- *             record held is its TO: inofd__held_partner()).
+ *             record held is its TO: held_partner()).
  *   held      a record the half decides waits, unparsed: the parse stops at
  *             it (in->held) until more is read behind it or the deadline.
  *             A TO whose directory's MOVE_SELF is not in hand yet waits so
@@ -37,13 +37,13 @@
  *   moved out moved_out(): MOVE_OUT as of the half's own record, the
  *             subtree of a node that left freed; a root's chain that moved
  *             -> inofd__tree_gone_or_back().  Paired or moved out, the half
- *             goes back to the free list (inofd__pend_put()).
+ *             goes back to the free list (pend_put()).
  *
  * A rename in a root's chain (of the root, or of a directory above it) is
  * told by the moved directory's MOVE_SELF (moved_it()).  Not in hand, the
  * tree waits (in->xw, one at a time, r->moving: no paths): the next record
  * decides (inofd__xw_record(): MOVE_SELF, a later rename out, a loss), or
- * the deadline (inofd__xw_due()), in inofd__xw_decide().  After a loss,
+ * the deadline (inofd__xw_due()), in xw_decide().  After a loss,
  * the renames above the roots among the records in hand are undone on the
  * roots found by inode (inofd__roots_check(), anc_moves_ahead()).
  *
@@ -112,7 +112,9 @@ static void pend_src(struct inofd *in, struct inofd__pend *p,
 	p->nsrc++;
 }
 
-bool inofd__pend_unsure(const struct inofd__pend *p,
+/* Was the source path of m's registration in p taken from a tree that
+ * was unsure? */
+static bool pend_unsure(const struct inofd__pend *p,
 			const struct inofd__mem *m)
 {
 	unsigned int i;
@@ -123,7 +125,8 @@ bool inofd__pend_unsure(const struct inofd__pend *p,
 	return false;
 }
 
-const char *inofd__pend_path(const struct inofd__pend *p,
+/* The source path of m's registration recorded in p, or NULL. */
+static const char *pend_path(const struct inofd__pend *p,
 			     const struct inofd__mem *m)
 {
 	unsigned int i;
@@ -135,7 +138,9 @@ const char *inofd__pend_path(const struct inofd__pend *p,
 	return NULL;
 }
 
-struct inofd__mem *inofd__pend_node(const struct inofd *in,
+/* The tree node of m's registration that p's record named when it was
+ * read (held by its wd), or NULL if it is gone or was none. */
+static struct inofd__mem *pend_node(const struct inofd *in,
 				    const struct inofd__pend *p,
 				    const struct inofd__mem *m)
 {
@@ -154,7 +159,8 @@ struct inofd__mem *inofd__pend_node(const struct inofd *in,
 	return inofd__node_src(m, p->name);
 }
 
-const struct inofd__pend *inofd__pend_find(const struct inofd *in,
+/* The pending half of cookie, or NULL. */
+static const struct inofd__pend *pend_find(const struct inofd *in,
 					   uint32_t cookie)
 {
 	const struct inofd__pend *p;
@@ -165,7 +171,9 @@ const struct inofd__pend *inofd__pend_find(const struct inofd *in,
 	return NULL;
 }
 
-struct inofd__pend *inofd__pend_add(struct inofd *in, struct inofd__kw *kw,
+/* A new pending half: the record of an IN_MOVED_FROM on kw (NULL: no
+ * room). */
+static struct inofd__pend *pend_add(struct inofd *in, struct inofd__kw *kw,
 				    uint32_t mask, uint32_t cookie,
 				    const char *name)
 {
@@ -231,7 +239,8 @@ static void pend_unlink(struct inofd *in, struct inofd__pend *p)
 	in->npend--;
 }
 
-void inofd__pend_rekey(struct inofd *in, struct inofd__pend *p,
+/* Half p waits for the record of another cookie from now on. */
+static void pend_rekey(struct inofd *in, struct inofd__pend *p,
 		       uint32_t cookie)
 {
 	bucket_unlink(in, p);
@@ -240,7 +249,8 @@ void inofd__pend_rekey(struct inofd *in, struct inofd__pend *p,
 	in->cookies[bucket(cookie)] = p;
 }
 
-struct inofd__pend *inofd__pend_take(struct inofd *in, uint32_t cookie)
+/* The pending half of cookie, out of the table, or NULL. */
+static struct inofd__pend *pend_take(struct inofd *in, uint32_t cookie)
 {
 	struct inofd__pend *p;
 
@@ -252,7 +262,8 @@ struct inofd__pend *inofd__pend_take(struct inofd *in, uint32_t cookie)
 	return p;
 }
 
-struct inofd__pend *inofd__pend_due(struct inofd *in, uint64_t now)
+/* The oldest pending half if it is due at now (any if now is 0). */
+static struct inofd__pend *pend_due(struct inofd *in, uint64_t now)
 {
 	struct inofd__pend *p = in->pfirst;
 
@@ -262,7 +273,8 @@ struct inofd__pend *inofd__pend_due(struct inofd *in, uint64_t now)
 	return p;
 }
 
-void inofd__pend_put(struct inofd *in, struct inofd__pend *p)
+/* A half decided: back to the free list. */
+static void pend_put(struct inofd *in, struct inofd__pend *p)
 {
 	p->hnext = in->pfree;
 	in->pfree = p;
@@ -272,8 +284,8 @@ void inofd__pend_free(struct inofd *in)
 {
 	struct inofd__pend *p;
 
-	while ((p = inofd__pend_due(in, 0)))
-		inofd__pend_put(in, p);
+	while ((p = pend_due(in, 0)))
+		pend_put(in, p);
 	while ((p = in->pfree)) {
 		in->pfree = p->hnext;
 		free(p->paths);
@@ -305,7 +317,7 @@ static bool raw_halves(const struct inofd *in)
 static void flag_src(struct inofd_event *ev, const struct inofd__pend *p,
 		     const struct inofd__mem *m)
 {
-	if (ev && inofd__pend_unsure(p, m))
+	if (ev && pend_unsure(p, m))
 		ev->flags |= INOFD_EVF_STALE_PATH;
 }
 
@@ -339,7 +351,7 @@ static void moved_out_at(struct inofd *in, struct inofd__pend *p)
 					 &(struct inofd__raw){ p->mask,
 							       p->cookie,
 							       p->name },
-					 inofd__pend_path(p, m)), p, m);
+					 pend_path(p, m)), p, m);
 	if (!(p->mask & IN_ISDIR))
 		goto out;
 	for (m = kw->mems; m; m = next) {
@@ -361,7 +373,7 @@ static void moved_out_at(struct inofd *in, struct inofd__pend *p)
 		/* the node the record named, not what has its name now;
 		 * unless a walk found it in the tree since (!moving) */
 		if (m->kind == INOFD__MEM_NODE &&
-		    (c = inofd__pend_node(in, p, m)) && c != m->reg->root &&
+		    (c = pend_node(in, p, m)) && c != m->reg->root &&
 		    c->moving && !inofd__node_below(c, m)) {
 			/* next may be below c only if c holds kw: not so */
 			inofd__subtree_free(in, c);
@@ -376,9 +388,9 @@ void inofd__settle_halves(struct inofd *in)
 {
 	struct inofd__pend *p;
 
-	while ((p = inofd__pend_due(in, 0))) {
+	while ((p = pend_due(in, 0))) {
 		moved_out(in, p);
-		inofd__pend_put(in, p);
+		pend_put(in, p);
 	}
 }
 
@@ -394,11 +406,11 @@ void inofd__moved_from(struct inofd *in, struct inofd__kw *kw,
 			    &(struct inofd__raw){ mask, cookie, name },
 			    0);
 	/* the source paths are taken now, before anything else moves */
-	p = inofd__pend_add(in, kw, mask, cookie, name);
-	if (!p && (p = inofd__pend_due(in, 0))) {
+	p = pend_add(in, kw, mask, cookie, name);
+	if (!p && (p = pend_due(in, 0))) {
 		moved_out(in, p);		/* the oldest one goes */
-		inofd__pend_put(in, p);
-		p = inofd__pend_add(in, kw, mask, cookie, name);
+		pend_put(in, p);
+		p = pend_add(in, kw, mask, cookie, name);
 	}
 	if (!p) {
 		struct inofd__pend tmp = { .wd = kw->wd, .mask = mask,
@@ -587,7 +599,7 @@ static void chain_told(struct inofd *in, struct inofd__reg *r, int lvl,
  * a loss, the pairing timeout, or another such wait: it is checked by
  * identity where the path says, a RESCAN; else lost).
  */
-void inofd__xw_decide(struct inofd *in, int it)
+static void xw_decide(struct inofd *in, int it)
 {
 	struct inofd__reg *r = inofd__reg_find(in, in->xw.reg);
 
@@ -602,11 +614,11 @@ void inofd__xw_decide(struct inofd *in, int it)
 void inofd__xw_record(struct inofd *in, int wd, uint32_t mask)
 {
 	if (mask & IN_Q_OVERFLOW)
-		inofd__xw_decide(in, -1);
+		xw_decide(in, -1);
 	else if (wd == in->xw.dir_wd && (mask & MOVED_BITS))
-		inofd__xw_decide(in, 1);
+		xw_decide(in, 1);
 	else if (wd == in->xw.from_wd && (mask & IN_MOVED_FROM))
-		inofd__xw_decide(in, 0);
+		xw_decide(in, 0);
 }
 
 /*
@@ -627,7 +639,7 @@ static void chain_renamed(struct inofd *in, struct inofd__reg *r, int lvl,
 		return;
 	}
 	if (in->xw.reg)
-		inofd__xw_decide(in, -1);	/* one wait at a time */
+		xw_decide(in, -1);	/* one wait at a time */
 	if (!d || !(in->xw.to = strdup(to))) {
 		inofd__tree_gone_or_back(in, r);
 		return;
@@ -672,7 +684,7 @@ static void report_rename(struct inofd *in, struct inofd__mem *m,
 					       cookie, name },
 			 0);
 	if (ev)
-		inofd__set_from(in, ev, f, p->name, inofd__pend_path(p, f));
+		inofd__set_from(in, ev, f, p->name, pend_path(p, f));
 	flag_src(ev, p, f);
 }
 
@@ -726,7 +738,7 @@ static void pair_reports(struct inofd *in, struct inofd__kw *kw,
 			flag_src(inofd__emit_path(in, m, INOFD_EV_MOVE_OUT,
 					 &(struct inofd__raw){ p->mask, cookie,
 							       p->name },
-					 inofd__pend_path(p, m)), p, m);
+					 pend_path(p, m)), p, m);
 }
 
 /* A directory renamed out of fkw, where m, a member of a root's chain, is:
@@ -769,7 +781,7 @@ static void follow_node(struct inofd *in, struct inofd__mem *m,
 	int it;
 
 	if (m->kind != INOFD__MEM_NODE ||
-	    !(c = inofd__pend_node(in, p, m)) || c == r->root ||
+	    !(c = pend_node(in, p, m)) || c == r->root ||
 	    inofd__node_below(c, m))
 		return;
 	/*
@@ -831,7 +843,7 @@ static void follow_target(struct inofd *in, int wd, int fwd,
 		f = fkw ? inofd__mem_of(fkw, m->reg) : NULL;
 		/* moved within the tree: followed above, unless unknown
 		 * (its node, held by the half, is where the record says) */
-		c = f ? inofd__pend_node(in, p, f) : NULL;
+		c = f ? pend_node(in, p, f) : NULL;
 		if (c && c->parent == m && c->name && !strcmp(c->name, name))
 			continue;
 		landed_on(in, m, NULL, name);
@@ -862,7 +874,7 @@ static void moved_to_p(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 	follow_target(in, wd, fwd, p, name);
 out:
 	if (p)
-		inofd__pend_put(in, p);
+		pend_put(in, p);
 	inofd__end_fired(in, wd);
 	if (fwd >= 0)
 		inofd__end_fired(in, fwd);
@@ -871,7 +883,7 @@ out:
 static void moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		     uint32_t cookie, const char *name)
 {
-	struct inofd__pend *p = inofd__pend_take(in, cookie);
+	struct inofd__pend *p = pend_take(in, cookie);
 	int was = in->id_moved;
 
 	if (p && p->by_id)
@@ -1143,11 +1155,11 @@ static void pair_ahead(struct inofd *in, const char *at)
 			 h.len && name[0] ? name : NULL);
 	} else {
 		/* its target was unwatched by the library: it went out */
-		struct inofd__pend *p = inofd__pend_take(in, h.cookie);
+		struct inofd__pend *p = pend_take(in, h.cookie);
 
 		if (p) {
 			moved_out(in, p);
-			inofd__pend_put(in, p);
+			pend_put(in, p);
 		}
 	}
 	in->cur_pos = pos;
@@ -1248,7 +1260,7 @@ static const char *identity_to_ahead(struct inofd *in,
 		 */
 		if ((h.mask & (IN_MOVED_TO | IN_ISDIR)) ==
 		    (IN_MOVED_TO | IN_ISDIR) && !(h.mask & NOT_A_TO) &&
-		    h.len && name[0] && !inofd__pend_find(in, h.cookie) &&
+		    h.len && name[0] && !pend_find(in, h.cookie) &&
 		    (h.wd != p->wd || strcmp(name, p->name)) &&
 		    !name_after(b, in->rest_end, h.wd, name) &&
 		    (kw = inofd__kw_find(in, h.wd)))
@@ -1353,7 +1365,7 @@ again:
 			 * (identity_to_ahead(), oracle seed 93079).
 			 */
 			memcpy(&h, at, sizeof(h));
-			inofd__pend_rekey(in, p, h.cookie);
+			pend_rekey(in, p, h.cookie);
 			p->by_id = true;
 			continue;
 		}
@@ -1380,10 +1392,10 @@ again:
 		}
 out:
 		/* no partner will come, or its time is up: it moved out */
-		p = inofd__pend_take(in, p->cookie);
+		p = pend_take(in, p->cookie);
 		if (p) {
 			moved_out(in, p);
-			inofd__pend_put(in, p);
+			pend_put(in, p);
 		}
 		goto again;
 	}
@@ -1399,7 +1411,7 @@ out:
  * directory that had moved out unwatched waited for that half's deadline,
  * and its own half, read with it, was due by then too).
  */
-bool inofd__held_partner(const struct inofd *in, const struct inofd__pend *p)
+static bool held_partner(const struct inofd *in, const struct inofd__pend *p)
 {
 	const char *b = in->scur;
 	struct inotify_event h;
@@ -1420,10 +1432,10 @@ void inofd__halves_due(struct inofd *in, uint64_t now)
 	struct inofd__pend *p;
 
 	while (!in->more && in->pfirst &&
-	       !inofd__held_partner(in, in->pfirst) &&
-	       (p = inofd__pend_due(in, now))) {
+	       !held_partner(in, in->pfirst) &&
+	       (p = pend_due(in, now))) {
 		moved_out(in, p);
-		inofd__pend_put(in, p);
+		pend_put(in, p);
 	}
 }
 
@@ -1431,7 +1443,7 @@ void inofd__halves_due(struct inofd *in, uint64_t now)
 void inofd__xw_due(struct inofd *in, uint64_t now)
 {
 	if (in->xw.reg && !in->more && in->xw.deadline <= now)
-		inofd__xw_decide(in, -1);
+		xw_decide(in, -1);
 }
 
 /*
@@ -1444,7 +1456,7 @@ bool inofd__halves_first(struct inofd *in, int wd, uint32_t mask,
 			 uint32_t cookie, const char *name)
 {
 	const struct inofd__pend *mine = (mask & IN_MOVED_TO) ?
-		inofd__pend_find(in, cookie) : NULL;
+		pend_find(in, cookie) : NULL;
 
 	return halves_first(in, wd, mask, name, mine);
 }
@@ -1454,7 +1466,7 @@ bool inofd__halves_first(struct inofd *in, int wd, uint32_t mask,
 bool inofd__moved_to(struct inofd *in, struct inofd__kw *kw, uint32_t mask,
 		     uint32_t cookie, const char *name)
 {
-	if (self_due(in, inofd__pend_find(in, cookie), kw->wd))
+	if (self_due(in, pend_find(in, cookie), kw->wd))
 		return true;
 	moved_to(in, kw, mask, cookie, name);
 	return false;
