@@ -67,7 +67,7 @@
 				 IN_MOVE_SELF | IN_DELETE_SELF)
 /* What a root's parent and its ancestors are watched for (to follow the
  * renames of the root and of every directory above it; IN_MOVE_SELF: the
- * identity of what a rename in the chain moved, see dispatch.c). */
+ * identity of what a rename in the chain moved, see rename.c). */
 #define INOFD__PARENT_BITS	(IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF | \
 				 IN_ONLYDIR)
 /*
@@ -75,7 +75,7 @@
  * backend puts it on the moved object's wd right after the two halves of
  * a rename it made from FAN_RENAME (whose child FID says what moved), as
  * inotify's IN_MOVE_SELF follows them; fanotify may merge its own
- * FAN_MOVE_SELF into an earlier event.  dispatch.c tells renames apart by
+ * FAN_MOVE_SELF into an earlier event.  rename.c tells renames apart by
  * it (exchanges).
  */
 #define INOFD__MOVED_ID		0x00100000u
@@ -412,12 +412,12 @@ struct inofd {
 	int			walk_err;		/* its fatal error */
 	bool			crawl_due;
 
-	/* dispatch.c */
+	/* rename.c */
 	/*
 	 * A rename above a tree's root (or of the root) that names the
 	 * directory of the chain, with that directory's MOVE_SELF not in
 	 * hand yet: did it move it, or the other half of an exchange?  Told
-	 * by the next records, within the pairing timeout (dispatch.c).
+	 * by the next records, within the pairing timeout.
 	 */
 	struct inofd__xwait {
 		int		reg;		/* the tree's id; 0: none */
@@ -427,6 +427,8 @@ struct inofd {
 		char		*to;		/* its new name, if it moved */
 		uint64_t	deadline;
 	}			xw;
+
+	/* dispatch.c */
 	char			*buf;
 	size_t			bufsz;
 	bool			more;		/* the last read stopped early */
@@ -440,7 +442,7 @@ struct inofd {
 						 * bytes, or stream_finish() */
 	int			id_moved;	/* wd of the directory that a
 						 * pair by identity moves (-1:
-						 * none; dispatch.c) */
+						 * none; rename.c) */
 	bool			held;		/* the parse stopped at scur: a
 						 * record waits for a half's
 						 * partner (dispatch.c) */
