@@ -8,7 +8,7 @@
 # (say, before and after a refactor) run by run:
 #
 #   scripts/oracle-replay.sh record BIN OUTDIR [JOBS]   replay, one log a run
-#   scripts/oracle-replay.sh compare OLD NEW            diff two OUTDIRs
+#   scripts/oracle-replay.sh compare OLD[,OLD2] NEW     diff two OUTDIRs
 #
 # REPLAY_ONLY=ERE limits record to the runs whose name (the seed file's,
 # or the list's with -N for its Nth seed) matches; compare then looks at
@@ -17,7 +17,10 @@
 # A log is the oracle's stdout and stderr (-v) and its exit status, with the
 # per-run temporary base directory (/dev/shm/inofd-oracle.XXXXXX, mkdtemp)
 # replaced by BASE: that name is the only part of a trace that changes from
-# run to run by construction.  What the kernel and the scheduler decide
+# run to run by construction.  The host's fs.inotify.max_queued_events
+# sizes the oracle's floods (qmax + 64 writes or files, and the names after
+# them): two runs whose floods differ in size are not comparable, and
+# compare says so instead of comparing them.  What the kernel and the scheduler decide
 # (how events fall into reads, -W's writer processes) can still differ from
 # one run to the next; compare lists such runs, and `record` twice on one
 # library shows which seeds do that on their own (see the report of the
@@ -64,21 +67,33 @@ EOF
 	echo "oracle-replay: $n runs ($(wc -l < "$list") seeds x 2 backends) in $out, $bad with a non-zero exit"
 	;;
 compare)
-	old=$2 new=$3 same=0 diff=0
+	# OLD may be several directories, comma-separated (records of one
+	# library at different times): each run is compared with the first
+	# whose floods are as large as NEW's
+	old=$2 new=$3 same=0 diff=0 env=0
+	floods() { grep -E '^  flood ' "$1" 2>/dev/null | awk '{print $3}'; }
 	for g in "$new"/*/*.log; do
-		f=$old/${g#"$new"/}
-		if cmp -s "$f" "$g"; then
+		run=${g#"$new"/} f=
+		for o in ${old//,/ }; do
+			f=$o/$run
+			[ "$(floods "$f")" = "$(floods "$g")" ] && break
+			f=
+		done
+		if [ -z "$f" ]; then
+			env=$((env + 1))
+			echo "not comparable: $run (floods of another size in every OLD)"
+		elif cmp -s "$f" "$g"; then
 			same=$((same + 1))
 		else
 			diff=$((diff + 1))
-			echo "differs: ${g#"$new"/}"
+			echo "differs: $run (against $f)"
 		fi
 	done
-	echo "oracle-replay: $same identical, $diff differ ($(find "$old" -name '*.log' | wc -l) runs in $old)"
+	echo "oracle-replay: $same identical, $diff differ, $env not comparable ($(find "$new" -name '*.log' | wc -l) runs in $new)"
 	[ "$diff" = 0 ]
 	;;
 *)
-	echo "usage: $0 record BIN OUTDIR [JOBS] | compare OLD NEW" >&2
+	echo "usage: $0 record BIN OUTDIR [JOBS] | compare OLD[,OLD2] NEW" >&2
 	exit 2
 	;;
 esac
