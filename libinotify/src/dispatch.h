@@ -3,6 +3,7 @@
 #define INOFD_DISPATCH_H
 
 #include "mounts.h"
+#include "rename.h"
 #include "tree.h"
 #include "types.h"
 

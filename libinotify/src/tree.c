@@ -1015,44 +1015,163 @@ static bool budget_left(const struct inofd *in)
 	return !in->walk_bounded || in->walk_left;
 }
 
+/*
+ * Step w's directory (m) opened for listing, or -1: the step is done
+ * (*done: finished; false: deferred, to be tried again).
+ */
+static int list_open(struct inofd *in, struct inofd__reg *r,
+		     struct inofd__mem *m, struct inofd__work *w,
+		     struct stat *st, bool *done)
+{
+	int dfd;
+
+	*done = true;
+	dfd = open_checked(in, m, O_RDONLY, st);
+	if (dfd == -ESTALE && root_ok(in, r, w->crawl != 0))
+		dfd = open_checked(in, m, O_RDONLY, st);
+	if (dfd == -ESTALE && !r->lost && w->tries < MAX_TRIES) {
+		*done = false;
+		return -1;
+	}
+	if (dfd < 0 && w->job && fatal(dfd)) {
+		in->walk_err = dfd;	/* the first walk: all or nothing */
+		return -1;
+	}
+	if (dfd < 0) {
+		if (dfd == -ESTALE && m == r->root) {
+			inofd__tree_lost(in, r);
+			return -1;
+		}
+		if (r->lost)
+			return -1;
+		if (dfd == -ESTALE) {
+			/* lost track of it: a re-walk finds where it is */
+			in->rescan_due = in->crawl_due = true;
+			return -1;
+		}
+		inofd__error(in, m, NULL, dfd);
+		return -1;
+	}
+	return dfd;
+}
+
+/* A level of the listing: directory fd, node m, listed from the start. */
+static void frame_start(struct frame *f, int fd, struct inofd__mem *m,
+			const struct wctx *cx, bool seen)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = fd;
+	f->m = m;
+	f->cx = *cx;
+	f->seen = seen;
+}
+
+/*
+ * The next entry of level f[*top] (from its buffer buf, refilled when
+ * used up), or NULL: the level was suspended (budget) or ended (*top, the
+ * level now listed, moved up).
+ */
+static struct dirent64 *next_dirent(struct inofd *in, struct inofd__reg *r,
+				    struct frame *f, int *top, bool gone,
+				    char *buf)
+{
+	struct frame *t = &f[*top];
+	struct dirent64 *de;
+
+	if (t->off >= t->n) {
+		long n;
+
+		if (!t->whole && !budget_left(in)) {
+			suspend(in, r, f, top, gone);
+			return NULL;
+		}
+		n = getdents(in, t->fd, buf);
+		t->calls++;
+		if (n < 0)
+			inofd__error(in, t->m, NULL, (int)n);
+		if (n <= 0) {
+			frame_close(in, r, t, gone);
+			(*top)--;
+			return NULL;
+		}
+		t->n = n;
+		t->off = 0;
+	}
+	de = (void *)(buf + t->off);
+	t->off += de->d_reclen;
+	return de;
+}
+
+/* Is entry de of level t a directory?  A synthetic IN_CREATE for it first,
+ * where the walk reports what it finds. */
+static bool entry_isdir(struct inofd *in, const struct frame *t,
+			const struct dirent64 *de)
+{
+	const char *nm = de->d_name;
+	bool isdir = de->d_type == DT_DIR;
+
+	if (de->d_type == DT_UNKNOWN) {
+		struct stat cst;
+
+		isdir = fstatat(t->fd, nm, &cst, AT_SYMLINK_NOFOLLOW) == 0 &&
+			S_ISDIR(cst.st_mode);
+	}
+	if (t->cx.synth) {
+		uint32_t mk = IN_CREATE | (isdir ? IN_ISDIR : 0);
+
+		inofd__emit(in, t->m, INOFD_EV_INOTIFY,
+			    &(struct inofd__raw){ mk, 0, nm },
+			    INOFD_EVF_SYNTHETIC | INOFD__COPY_NAME);
+	}
+	return isdir;
+}
+
+/*
+ * Directory nm of level f[*top] could not be added (fatal e): the first
+ * walk ends (true: all or nothing), else this level's listing or the
+ * subtree that went with it ends (*top moved up), those above go on.
+ */
+static bool entry_failed(struct inofd *in, struct inofd__reg *r,
+			 struct frame *f, int *top, const char *nm, int e)
+{
+	struct frame *t = &f[*top];
+	int k;
+
+	job_failed(in, r, t->m, nm, &t->cx, e);
+	if (t->cx.job) {
+		/* the first walk is all or nothing: it ends */
+		for (; *top >= 0; (*top)--)
+			close(f[*top].fd);
+		return true;
+	}
+	for (k = 0; k <= *top && frame_ok(in, r, &f[k], true); k++)
+		;
+	if (k > *top) {
+		/* this directory's listing ends there */
+		frame_close(in, r, &f[*top], true);
+		(*top)--;
+	} else {
+		/* a subtree went: its levels end, those above it go on */
+		for (; *top >= k; (*top)--)
+			close(f[*top].fd);
+	}
+	return false;
+}
+
 /* Returns true when the step is finished (false: deferred). */
 static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		     struct inofd__mem *m, struct inofd__work *w)
 {
 	struct frame f[WALK_DEPTH];
-	bool gone = false;	/* a fatal error freed members */
+	bool gone = false, done;	/* gone: a fatal error freed members */
+	struct wctx cx = ctx_of(w);
 	struct stat st;
 	int top = 0, dfd, e;
 
-	dfd = open_checked(in, m, O_RDONLY, &st);
-	if (dfd == -ESTALE && root_ok(in, r, w->crawl != 0))
-		dfd = open_checked(in, m, O_RDONLY, &st);
-	if (dfd == -ESTALE && !r->lost && w->tries < MAX_TRIES)
-		return false;
-	if (dfd < 0 && w->job && fatal(dfd)) {
-		in->walk_err = dfd;	/* the first walk: all or nothing */
-		return true;
-	}
-	if (dfd < 0) {
-		if (dfd == -ESTALE && m == r->root) {
-			inofd__tree_lost(in, r);
-			return true;
-		}
-		if (r->lost)
-			return true;
-		if (dfd == -ESTALE) {
-			/* lost track of it: a re-walk finds where it is */
-			in->rescan_due = in->crawl_due = true;
-			return true;
-		}
-		inofd__error(in, m, NULL, dfd);
-		return true;
-	}
-	memset(&f[0], 0, sizeof(f[0]));
-	f[0].fd = dfd;
-	f[0].m = m;
-	f[0].cx = ctx_of(w);
-	f[0].seen = true;
+	dfd = list_open(in, r, m, w, &st, &done);
+	if (dfd < 0)
+		return done;
+	frame_start(&f[0], dfd, m, &cx, true);
 	resume(&f[0], w, &st);
 	while (top >= 0) {
 		struct frame *t = &f[top];
@@ -1062,54 +1181,22 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 		char *buf = in->dents + (size_t)top * DENTS_BUF;
 		struct inofd__mem *c = NULL;
 		struct dirent64 *de;
-		bool isdir, descend, seen = false;
+		bool descend, seen = false;
 		off_t before;
 		int cfd = -1;
 		const char *nm;
 
-		if (t->off >= t->n) {
-			long n;
-
-			if (!t->whole && !budget_left(in)) {
-				suspend(in, r, f, &top, gone);
-				continue;
-			}
-			n = getdents(in, t->fd, buf);
-			t->calls++;
-			if (n < 0)
-				inofd__error(in, t->m, NULL, (int)n);
-			if (n <= 0) {
-				frame_close(in, r, t, gone);
-				top--;
-				continue;
-			}
-			t->n = n;
-			t->off = 0;
-		}
-		de = (void *)(buf + t->off);
-		t->off += de->d_reclen;
+		de = next_dirent(in, r, f, &top, gone, buf);
+		if (!de)
+			continue;
 		before = t->pos;
 		t->pos = de->d_off;
 		if (in->walk_left)
 			in->walk_left--;
 		nm = de->d_name;
-		isdir = de->d_type == DT_DIR;
 		if (is_dot(nm))
 			continue;
-		if (de->d_type == DT_UNKNOWN) {
-			struct stat cst;
-
-			isdir = fstatat(t->fd, nm, &cst, AT_SYMLINK_NOFOLLOW) == 0 &&
-				S_ISDIR(cst.st_mode);
-		}
-		if (t->cx.synth) {
-			uint32_t mk = IN_CREATE | (isdir ? IN_ISDIR : 0);
-
-			inofd__emit(in, t->m, INOFD_EV_INOTIFY,
-				    &(struct inofd__raw){ mk, 0, nm },
-				    INOFD_EVF_SYNTHETIC | INOFD__COPY_NAME);
-		}
-		if (!isdir || excluded(r, nm) ||
+		if (!entry_isdir(in, t, de) || excluded(r, nm) ||
 		    (r->max_depth && t->m->depth + 1 > r->max_depth))
 			continue;
 		descend = room && budget_left(in) && !in->walk_fd_short;
@@ -1129,43 +1216,20 @@ static bool list_dir(struct inofd *in, struct inofd__reg *r,
 			break;
 		}
 		if (fatal(e)) {
-			int k;
-
-			job_failed(in, r, t->m, nm, &t->cx, e);
-			if (t->cx.job) {
-				/* the first walk is all or nothing: it ends */
-				for (; top >= 0; top--)
-					close(f[top].fd);
+			if (entry_failed(in, r, f, &top, nm, e))
 				break;
-			}
 			gone = true;
-			for (k = 0; k <= top && frame_ok(in, r, &f[k], gone); k++)
-				;
-			if (k > top) {
-				/* this directory's listing ends there */
-				frame_close(in, r, &f[top], gone);
-				top--;
-			} else {
-				/* a subtree went: its levels end, those above
-				 * it go on */
-				for (; top >= k; top--)
-					close(f[top].fd);
-			}
 			continue;
 		}
 		if (e < 0)
 			inofd__error(in, t->m, nm, e);
 		if (cfd < 0)
 			continue;
-		top++;
-		memset(&f[top], 0, sizeof(f[top]));
-		f[top].fd = cfd;
-		f[top].m = c;
-		f[top].seen = seen;
-		f[top].cx = t->cx;
-		f[top].cx.wd = c->kw->wd;
+		frame_start(&f[top + 1], cfd, c, &t->cx, seen);
+		f[top + 1].cx.wd = c->kw->wd;
 		if (t->cx.root_wd < 0)
-			f[top].cx.root_wd = c->kw->wd;
+			f[top + 1].cx.root_wd = c->kw->wd;
+		top++;
 	}
 	return true;
 }

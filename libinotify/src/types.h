@@ -12,9 +12,10 @@
  *               add/rm/read
  *   table.c     kernel watches by wd, registrations by id, members, paths
  *   queue.c     the bounded queue of ready events
- *   pair.c      pending rename halves by cookie, coalescing windows, emit
+ *   pair.c      emit, coalescing windows, the end of registrations
  *   tree.c      recursive watches: iterative walks, crawl generations
  *   mounts.c    the mount table: mounts and umounts inside trees
+ *   rename.c    the rename engine: halves by cookie, pairing, following
  *   dispatch.c  raw event bytes -> table updates and events; inofd__feed()
  *   api.c       the public inofd_* functions
  * Every internal name starts with inofd__ and is hidden: libinofd.a and the
@@ -66,7 +67,7 @@
 				 IN_MOVE_SELF | IN_DELETE_SELF)
 /* What a root's parent and its ancestors are watched for (to follow the
  * renames of the root and of every directory above it; IN_MOVE_SELF: the
- * identity of what a rename in the chain moved, see dispatch.c). */
+ * identity of what a rename in the chain moved, see rename.c). */
 #define INOFD__PARENT_BITS	(IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF | \
 				 IN_ONLYDIR)
 /*
@@ -74,7 +75,7 @@
  * backend puts it on the moved object's wd right after the two halves of
  * a rename it made from FAN_RENAME (whose child FID says what moved), as
  * inotify's IN_MOVE_SELF follows them; fanotify may merge its own
- * FAN_MOVE_SELF into an earlier event.  dispatch.c tells renames apart by
+ * FAN_MOVE_SELF into an earlier event.  rename.c tells renames apart by
  * it (exchanges).
  */
 #define INOFD__MOVED_ID		0x00100000u
@@ -389,7 +390,7 @@ struct inofd {
 	bool			rescan_due;	/* something was lost */
 	struct inofd__arena	arena;
 
-	/* pair.c */
+	/* rename.c (and the windows: pair.c) */
 	struct inofd__pend	*cookies[INOFD__COOKIE_BUCKETS];
 	struct inofd__pend	*pfirst, *plast;	/* by deadline */
 	struct inofd__pend	*pfree;
@@ -413,12 +414,12 @@ struct inofd {
 	int			walk_err;		/* its fatal error */
 	bool			crawl_due;
 
-	/* dispatch.c */
+	/* rename.c */
 	/*
 	 * A rename above a tree's root (or of the root) that names the
 	 * directory of the chain, with that directory's MOVE_SELF not in
 	 * hand yet: did it move it, or the other half of an exchange?  Told
-	 * by the next records, within the pairing timeout (dispatch.c).
+	 * by the next records, within the pairing timeout.
 	 */
 	struct inofd__xwait {
 		int		reg;		/* the tree's id; 0: none */
@@ -428,6 +429,8 @@ struct inofd {
 		char		*to;		/* its new name, if it moved */
 		uint64_t	deadline;
 	}			xw;
+
+	/* dispatch.c */
 	char			*buf;
 	size_t			bufsz;
 	bool			more;		/* the last read stopped early */
@@ -441,7 +444,7 @@ struct inofd {
 						 * bytes, or stream_finish() */
 	int			id_moved;	/* wd of the directory that a
 						 * pair by identity moves (-1:
-						 * none; dispatch.c) */
+						 * none; rename.c) */
 	bool			held;		/* the parse stopped at scur: a
 						 * record waits for a half's
 						 * partner (dispatch.c) */
