@@ -358,3 +358,36 @@ int limit_watches(int n)
 	fprintf(fp, "%d\n", n);
 	return fclose(fp) ? -1 : 0;
 }
+
+/*
+ * A fresh instance on one forced backend (INOFD_FORCE_PROCFD, _FANOTIFY);
+ * false where that backend is not to be had here (the caller skips it).
+ */
+bool fx_backend(struct fx *f, unsigned int flag)
+{
+	struct inofd_opts o = { .sz = sizeof(o), .flags = flag };
+	int r;
+
+	if (f->in)
+		inofd_free(f->in);
+	f->in = NULL;
+	f->n = 0;
+	r = inofd_new(&f->in, &o);
+	if (r == -ENOSYS || r == -EPERM || r == -EINVAL)
+		return false;
+	assert_int_equal(r, 0);
+	return true;
+}
+
+const struct unit_backend unit_backends[UNIT_NBACKENDS] = {
+	{ INOFD_FORCE_PROCFD, "procfd" },
+	{ INOFD_FORCE_FANOTIFY, "fanotify" },
+};
+
+const char *PB(struct fx *f, const char *be, const char *rel)
+{
+	char b[PATH_MAX];
+
+	snprintf(b, sizeof(b), "%s/%s", be, rel);
+	return P(f, b);
+}

@@ -11,53 +11,17 @@
  */
 #include "unit.h"
 
-static bool backend(struct fx *f, unsigned int flag)
-{
-	struct inofd_opts o = { .sz = sizeof(o), .flags = flag };
-	int r;
-
-	if (f->in)
-		inofd_free(f->in);
-	f->in = NULL;
-	f->n = 0;
-	r = inofd_new(&f->in, &o);
-	if (r == -ENOSYS || r == -EPERM || r == -EINVAL)
-		return false;
-	assert_int_equal(r, 0);
-	return true;
-}
-
-static const struct { unsigned int flag; const char *name; } backends[] = {
-	{ INOFD_FORCE_PROCFD, "procfd" },
-	{ INOFD_FORCE_FANOTIFY, "fanotify" },
-};
-
-#define EACH_BACKEND(f, be) \
-	for (size_t k_ = 0; k_ < 2; k_++) \
-		if (((be) = backends[k_].name), !backend((f), backends[k_].flag)) \
-			print_message("%s: not here, skipped\n", (be)); \
-		else
-
-/* s/rel: the backend's own copy of the layout */
-static const char *Q(struct fx *f, const char *be, const char *rel)
-{
-	char b[PATH_MAX];
-
-	snprintf(b, sizeof(b), "%s/%s", be, rel);
-	return P(f, b);
-}
-
 static void layout(struct fx *f, const char *be)
 {
-	mkdirp(Q(f, be, ""));
-	mkdirp(Q(f, be, "a"));
-	mkdirp(Q(f, be, "a/w"));
-	mkdirp(Q(f, be, "a/w/sub"));
-	mkdirp(Q(f, be, "a/w/s"));
-	mkdirp(Q(f, be, "a/w/s/g"));
-	mkfile(Q(f, be, "a/w/f"));
-	mkfile(Q(f, be, "a/w/sub/in"));
-	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, Q(f, be, "a/w"),
+	mkdirp(PB(f, be, ""));
+	mkdirp(PB(f, be, "a"));
+	mkdirp(PB(f, be, "a/w"));
+	mkdirp(PB(f, be, "a/w/sub"));
+	mkdirp(PB(f, be, "a/w/s"));
+	mkdirp(PB(f, be, "a/w/s/g"));
+	mkfile(PB(f, be, "a/w/f"));
+	mkfile(PB(f, be, "a/w/sub/in"));
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, PB(f, be, "a/w"),
 			IN_ALL_EVENTS, &(struct inofd_tree_opts){
 				.sz = sizeof(struct inofd_tree_opts) }) >= 0);
 	drain(f, 30);
@@ -75,7 +39,7 @@ static void moved_out(struct fx *f, const char *be, const char *rel,
 		dump(f);
 		fail_msg("%s: no MOVE_OUT of %s", be, rel);
 	}
-	assert_string_equal(f->r[i].path, Q(f, be, rel));
+	assert_string_equal(f->r[i].path, PB(f, be, rel));
 	assert_int_equal(count(f, INOFD_EV_MOVE_OUT, 0, name), 1);
 	assert_int_equal(count(f, INOFD_EV_RENAME, 0, name), 0);
 	assert_int_equal(count(f, INOFD_EV_ERROR, 0, NULL), 0);
@@ -89,7 +53,7 @@ static void anc_file_to_parent(void **state)
 
 	EACH_BACKEND(f, be) {
 		layout(f, be);
-		assert_int_equal(rename(Q(f, be, "a/w/f"), Q(f, be, "a/f")), 0);
+		assert_int_equal(rename(PB(f, be, "a/w/f"), PB(f, be, "a/f")), 0);
 		drain(f, 30);
 		moved_out(f, be, "a/w/f", "f", 0);
 	}
@@ -104,13 +68,13 @@ static void anc_dir_to_parent(void **state)
 
 	EACH_BACKEND(f, be) {
 		layout(f, be);
-		assert_int_equal(rename(Q(f, be, "a/w/sub"), Q(f, be, "a/sub")),
+		assert_int_equal(rename(PB(f, be, "a/w/sub"), PB(f, be, "a/sub")),
 				 0);
 		drain(f, 30);
 		moved_out(f, be, "a/w/sub", "sub", IN_ISDIR);
 		f->n = 0;
-		mkfile(Q(f, be, "a/sub/unseen"));
-		mkfile(Q(f, be, "a/w/seen"));
+		mkfile(PB(f, be, "a/sub/unseen"));
+		mkfile(PB(f, be, "a/w/seen"));
 		drain(f, 30);
 		assert_int_equal(find(f, INOFD_EV_INOTIFY, IN_CREATE, "unseen"),
 				 -1);
@@ -127,12 +91,12 @@ static void anc_deep_to_grandparent(void **state)
 
 	EACH_BACKEND(f, be) {
 		layout(f, be);
-		assert_int_equal(rename(Q(f, be, "a/w/s/g"), Q(f, be, "g")), 0);
+		assert_int_equal(rename(PB(f, be, "a/w/s/g"), PB(f, be, "g")), 0);
 		drain(f, 30);
 		moved_out(f, be, "a/w/s/g", "g", IN_ISDIR);
 		f->n = 0;
-		mkfile(Q(f, be, "g/unseen"));
-		mkfile(Q(f, be, "a/w/s/seen"));
+		mkfile(PB(f, be, "g/unseen"));
+		mkfile(PB(f, be, "a/w/s/seen"));
 		drain(f, 30);
 		assert_int_equal(find(f, INOFD_EV_INOTIFY, IN_CREATE, "unseen"),
 				 -1);
@@ -149,10 +113,10 @@ static void anc_parent_to_tree(void **state)
 
 	EACH_BACKEND(f, be) {
 		layout(f, be);
-		mkfile(Q(f, be, "a/x"));
+		mkfile(PB(f, be, "a/x"));
 		drain(f, 30);
 		f->n = 0;
-		assert_int_equal(rename(Q(f, be, "a/x"), Q(f, be, "a/w/x")), 0);
+		assert_int_equal(rename(PB(f, be, "a/x"), PB(f, be, "a/w/x")), 0);
 		drain(f, 30);
 		for (i = 0; i < f->n; i++)
 			if (!strcmp(f->r[i].name, "x"))
@@ -161,7 +125,7 @@ static void anc_parent_to_tree(void **state)
 			dump(f);
 			fail_msg("%s: nothing for a/x -> a/w/x", be);
 		}
-		assert_string_equal(f->r[i].path, Q(f, be, "a/w/x"));
+		assert_string_equal(f->r[i].path, PB(f, be, "a/w/x"));
 	}
 }
 

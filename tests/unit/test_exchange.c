@@ -41,22 +41,6 @@ static void mkp(struct fx *f, const char *rel)
 		fail_msg("mkdir %s: %s", b, strerror(errno));
 }
 
-static bool backend(struct fx *f, unsigned int flag)
-{
-	struct inofd_opts o = { .sz = sizeof(o), .flags = flag };
-	int r;
-
-	if (f->in)
-		inofd_free(f->in);
-	f->in = NULL;
-	f->n = 0;
-	r = inofd_new(&f->in, &o);
-	if (r == -ENOSYS || r == -EPERM || r == -EINVAL)
-		return false;
-	assert_int_equal(r, 0);
-	return true;
-}
-
 static int tree(struct fx *f, const char *rel)
 {
 	return inofd_watch_tree_at(f->in, AT_FDCWD, P(f, rel), IN_ALL_EVENTS,
@@ -93,17 +77,6 @@ static void probe(struct fx *f, const char *rel, const char *name,
 			 f->r[i].path, lost ? " (after an ERROR)" : "");
 	}
 }
-
-static const struct { unsigned int flag; const char *name; } backends[] = {
-	{ INOFD_FORCE_PROCFD, "procfd" },
-	{ INOFD_FORCE_FANOTIFY, "fanotify" },
-};
-
-#define EACH_BACKEND(f, be) \
-	for (size_t k_ = 0; k_ < 2; k_++) \
-		if (((be) = backends[k_].name), !backend((f), backends[k_].flag)) \
-			print_message("%s: not here, skipped\n", (be)); \
-		else
 
 /* a fresh copy of the layout for each backend: under dir/NAME */
 static void fresh(struct fx *f, const char *be, char *sub, size_t sz)

@@ -9,41 +9,6 @@
  */
 #include "unit.h"
 
-static bool backend(struct fx *f, unsigned int flag)
-{
-	struct inofd_opts o = { .sz = sizeof(o), .flags = flag };
-	int r;
-
-	if (f->in)
-		inofd_free(f->in);
-	f->in = NULL;
-	f->n = 0;
-	r = inofd_new(&f->in, &o);
-	if (r == -ENOSYS || r == -EPERM || r == -EINVAL)
-		return false;
-	assert_int_equal(r, 0);
-	return true;
-}
-
-static const struct { unsigned int flag; const char *name; } backends[] = {
-	{ INOFD_FORCE_PROCFD, "procfd" },
-	{ INOFD_FORCE_FANOTIFY, "fanotify" },
-};
-
-#define EACH_BACKEND(f, be) \
-	for (size_t k_ = 0; k_ < 2; k_++) \
-		if (((be) = backends[k_].name), !backend((f), backends[k_].flag)) \
-			print_message("%s: not here, skipped\n", (be)); \
-		else
-
-static const char *Q(struct fx *f, const char *be, const char *rel)
-{
-	char b[PATH_MAX];
-
-	snprintf(b, sizeof(b), "%s/%s", be, rel);
-	return P(f, b);
-}
-
 static void ln(const char *a, const char *b)
 {
 	assert_int_equal(link(a, b), 0);
@@ -74,11 +39,11 @@ static void last_says(struct fx *f, const char *be, const char *name,
 
 static void start(struct fx *f, const char *be)
 {
-	mkdirp(Q(f, be, ""));
-	mkdirp(Q(f, be, "t"));
-	mkfile(Q(f, be, "t/x"));
-	ln(Q(f, be, "t/x"), Q(f, be, "t/keep"));
-	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, Q(f, be, "t"),
+	mkdirp(PB(f, be, ""));
+	mkdirp(PB(f, be, "t"));
+	mkfile(PB(f, be, "t/x"));
+	ln(PB(f, be, "t/x"), PB(f, be, "t/keep"));
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, PB(f, be, "t"),
 			IN_CREATE | IN_DELETE, NULL) >= 0);
 	drain(f, 30);
 	f->n = 0;
@@ -92,8 +57,8 @@ static void relink_rm_ln(void **state)
 
 	EACH_BACKEND(f, be) {
 		start(f, be);
-		assert_int_equal(unlink(Q(f, be, "t/x")), 0);
-		ln(Q(f, be, "t/keep"), Q(f, be, "t/x"));
+		assert_int_equal(unlink(PB(f, be, "t/x")), 0);
+		ln(PB(f, be, "t/keep"), PB(f, be, "t/x"));
 		drain(f, 30);
 		last_says(f, be, "x", true);
 	}
@@ -107,10 +72,10 @@ static void relink_backup_save(void **state)
 
 	EACH_BACKEND(f, be) {
 		start(f, be);
-		ln(Q(f, be, "t/x"), Q(f, be, "t/x~"));
-		assert_int_equal(unlink(Q(f, be, "t/x")), 0);
-		ln(Q(f, be, "t/x~"), Q(f, be, "t/x"));
-		assert_int_equal(unlink(Q(f, be, "t/x~")), 0);
+		ln(PB(f, be, "t/x"), PB(f, be, "t/x~"));
+		assert_int_equal(unlink(PB(f, be, "t/x")), 0);
+		ln(PB(f, be, "t/x~"), PB(f, be, "t/x"));
+		assert_int_equal(unlink(PB(f, be, "t/x~")), 0);
 		drain(f, 30);
 		last_says(f, be, "x", true);
 		last_says(f, be, "x~", false);
@@ -125,8 +90,8 @@ static void relink_ln_rm(void **state)
 
 	EACH_BACKEND(f, be) {
 		start(f, be);
-		ln(Q(f, be, "t/x"), Q(f, be, "t/y"));
-		assert_int_equal(unlink(Q(f, be, "t/y")), 0);
+		ln(PB(f, be, "t/x"), PB(f, be, "t/y"));
+		assert_int_equal(unlink(PB(f, be, "t/y")), 0);
 		drain(f, 30);
 		last_says(f, be, "y", false);
 	}

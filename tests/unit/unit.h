@@ -122,6 +122,24 @@ int in_child(int (*fn)(void *), void *arg);
  * it, saying "WHAT failed at step N" */
 void in_child_watches(int (*fn)(void *), void *arg, const char *what);
 
+/* the host's backends, each test run on both (EACH_BACKEND) */
+struct unit_backend {
+	unsigned int flag;
+	const char *name;
+};
+#define UNIT_NBACKENDS 2
+extern const struct unit_backend unit_backends[UNIT_NBACKENDS];
+bool fx_backend(struct fx *f, unsigned int flag);
+/* for (each backend) with be its name; one not to be had here is skipped */
+#define EACH_BACKEND(f, be) \
+	for (size_t k_ = 0; k_ < UNIT_NBACKENDS; k_++) \
+		if (((be) = unit_backends[k_].name), \
+		    !fx_backend((f), unit_backends[k_].flag)) \
+			print_message("%s: not here, skipped\n", (be)); \
+		else
+/* be/rel under the fixture's directory: each backend's own copy */
+const char *PB(struct fx *f, const char *be, const char *rel);
+
 #define TESTS(name) \
 	extern const struct CMUnitTest name##_tests[]; \
 	extern const size_t name##_ntests;
