@@ -210,6 +210,16 @@ def watch(
     raise_interrupt=False: Ctrl-C ends the iteration instead of raising.
     stop_event: anything with is_set(), looked at every step ms."""
     w, snap = _start(paths, recursive, watch_filter)
+    yield from _sets_of(w, snap, watch_filter, debounce, step, rust_timeout,
+                        stop_event, yield_on_timeout, raise_interrupt)
+
+
+def _sets_of(w: Watcher, snap: Snapshot,
+             watch_filter: Optional[Callable[[Change, str], bool]],
+             debounce: int, step: int, rust_timeout: int,
+             stop_event: Optional[AbstractEvent], yield_on_timeout: bool,
+             raise_interrupt: bool) -> Generator[Set[FileChange], None, None]:
+    """watch()'s loop on a watch already made (_start()); closes it."""
     try:
         while True:
             try:
@@ -371,13 +381,21 @@ def run_process(
     callback(changes) is called before each restart; the target finds the
     changes that restarted it in $WATCHFILES_CHANGES (JSON)."""
     kind = detect_target_type(target) if target_type == "auto" else target_type
-    child = _Child(target, kind, args, kwargs, None)
+    # the watch is made before the target starts: what the target sees
+    # change from its first line on restarts it (watchfiles starts the
+    # target first, and a change made while its watcher starts is lost)
+    w, snap = _start(paths, recursive, watch_filter)
+    try:
+        child = _Child(target, kind, args, kwargs, None)
+    except BaseException:
+        w.close()
+        raise
     reloads = 0
     try:
         if grace_period:
             time.sleep(grace_period)
-        for changes in watch(*paths, watch_filter=watch_filter, debounce=debounce,
-                             step=step, raise_interrupt=False, recursive=recursive):
+        for changes in _sets_of(w, snap, watch_filter, debounce, step, 5_000,
+                                None, False, False):
             if callback is not None:
                 callback(changes)
             child.stop(sigint_timeout, sigkill_timeout)

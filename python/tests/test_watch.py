@@ -331,9 +331,14 @@ def test_run_process_restarts_on_python_changes(tmp, tmp_path):
     p = subprocess.Popen([sys.executable, str(prog), watched], stdout=subprocess.PIPE,
                          text=True, env=env)
     lines = []
+    got = queue.Queue()
+    threading.Thread(target=lambda: [got.put(ln) for ln in p.stdout], daemon=True).start()
 
     def expect(prefix):
-        line = p.stdout.readline()
+        try:
+            line = got.get(timeout=60)
+        except queue.Empty:
+            line = "(nothing in 60 s)"
         lines.append(line)
         assert line.startswith(prefix), lines
     try:
