@@ -328,8 +328,12 @@ def test_run_process_restarts_on_python_changes(tmp, tmp_path):
     watched = os.path.join(tmp, "w")
     os.mkdir(watched)
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(inofd.__file__)))
+    # Ctrl-C as a terminal sends it: SIGINT handled, even where this test
+    # runs with it ignored (a shell's background job), which the program
+    # and its targets would inherit
     p = subprocess.Popen([sys.executable, str(prog), watched], stdout=subprocess.PIPE,
-                         text=True, env=env)
+                         text=True, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines = []
     got = queue.Queue()
     threading.Thread(target=lambda: [got.put(ln) for ln in p.stdout], daemon=True).start()
