@@ -391,3 +391,13 @@ const char *PB(struct fx *f, const char *be, const char *rel)
 	snprintf(b, sizeof(b), "%s/%s", be, rel);
 	return P(f, b);
 }
+
+int touch_path(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}

@@ -12,22 +12,6 @@
 #include <sched.h>
 #include <sys/mount.h>
 
-#define CHECK(c, code) do { if (!(c)) { \
-	fprintf(stderr, "test_ns:%d: %s\n", __LINE__, #c); \
-	return code; } } while (0)
-
-static int touch(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-#define MKD(p)	CHECK(mkdir(p, 0755) == 0, 90)
-#define MKF(p)	CHECK(touch(p) == 0, 91)
 #define PUMP(in)	collect_quiet((in), 50, 0, f->r, &f->n, MAXREC)
 
 static void show(const struct fx *f)

@@ -122,6 +122,15 @@ int in_child(int (*fn)(void *), void *arg);
  * it, saying "WHAT failed at step N" */
 void in_child_watches(int (*fn)(void *), void *arg, const char *what);
 
+/* a scenario step run in a child: on failure say where, return code */
+#define CHECK(c, code) do { if (!(c)) { \
+	fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); \
+	return code; } } while (0)
+/* create (or truncate) a file: 0, or -1 with errno */
+int touch_path(const char *path);
+#define MKD(p)	CHECK(mkdir(p, 0755) == 0, 90)
+#define MKF(p)	CHECK(touch_path(p) == 0, 91)
+
 /* the host's backends, each test run on both (EACH_BACKEND) */
 struct unit_backend {
 	unsigned int flag;
