@@ -50,6 +50,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "own_ns.h"
+
 #ifndef FAN_IGNORED
 #define FAN_IGNORED 0x00400000
 #endif
@@ -84,39 +86,6 @@ struct fh {
 	struct file_handle h;
 	unsigned char bytes[128];
 };
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), r;
-
-	if (fd < 0)
-		return -1;
-	r = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
-	close(fd);
-	return r;
-}
-
-static int enter_namespaces(void)
-{
-	char map[64];
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-
-	if (uid != 0) {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
-			return -1;
-		snprintf(map, sizeof(map), "0 %d 1", uid);
-		if (write_file("/proc/self/uid_map", map) ||
-		    write_file("/proc/self/setgroups", "deny"))
-			return -1;
-		snprintf(map, sizeof(map), "0 %d 1", gid);
-		if (write_file("/proc/self/gid_map", map))
-			return -1;
-	} else if (unshare(CLONE_NEWNS)) {
-		return -1;
-	}
-	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-}
 
 static int same_handle(const struct file_handle *h, const struct fh *want)
 {
@@ -255,7 +224,7 @@ static int cell(int g, int obj, int end)
 	if (fan < 0)
 		return errno == EPERM ? C_NOTRUN : C_SETUP;
 	snprintf(mnt, sizeof(mnt), "%s/m.%d.%d.%d", base, g, obj, end);
-	if (enter_namespaces() || mkdir(mnt, 0755) || mount_fs(mnt, end))
+	if (own_namespaces() || mkdir(mnt, 0755) || mount_fs(mnt, end))
 		return C_SETUP;
 	/* names of the cell's own: ext2 keeps what earlier cells made */
 	snprintf(path, sizeof(path), "%s/%s%d", mnt, obj == O_FILE ? "f" : "d",

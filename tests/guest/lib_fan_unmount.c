@@ -48,6 +48,7 @@
 
 #include "inofd.h"
 #include "lib_fan_tap.h"
+#include "own_ns.h"
 
 #ifndef FAN_UNMOUNT
 #define FAN_UNMOUNT 0x00002000
@@ -55,41 +56,6 @@
 #ifndef FAN_IGNORED
 #define FAN_IGNORED 0x00400000
 #endif
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), r;
-
-	if (fd < 0)
-		return -1;
-	r = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
-	close(fd);
-	return r;
-}
-
-/* A mount namespace of our own (and a user namespace when not root). */
-static int own_namespaces(void)
-{
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	char map[64];
-
-	if (uid == 0) {
-		if (unshare(CLONE_NEWNS))
-			return -1;
-	} else {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)uid);
-		if (write_file("/proc/self/uid_map", map) ||
-		    write_file("/proc/self/setgroups", "deny"))
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)gid);
-		if (write_file("/proc/self/gid_map", map))
-			return -1;
-	}
-	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-}
 
 /*
  * Does this kernel's fanotify tell the end of an inode mark: FAN_IGNORED
