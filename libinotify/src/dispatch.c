@@ -622,8 +622,10 @@ static int settle(struct inofd *in)
 	inofd__halves_due(in, now);
 	inofd__win_expire(in, now);
 	inofd__xw_due(in, now);
-	if (in->unsure && !in->held)
-		inofd__tree_sure(in);	/* the records of the loss are done */
+	/* the records of the loss are done, and those queued before a walk
+	 * placed a directory (inofd__placed_now()) */
+	if (in->unsure && !in->held && in->eagains >= in->sure_at)
+		inofd__tree_sure(in);
 	if (in->crawl_due && !in->held) {
 		in->crawl_due = false;
 		inofd__tree_crawl(in);
@@ -694,8 +696,10 @@ static int stream_step(struct inofd *in)
 	in->sact = false;
 	/* read(2) said EAGAIN: with every record parsed, the paths are
 	 * today's; mounted over or uncovered (mounts.c) */
-	if (!in->more)
+	if (!in->more) {
+		in->eagains++;
 		inofd__mounts_check(in);
+	}
 	settle(in);
 	return 0;
 }

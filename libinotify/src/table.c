@@ -563,3 +563,26 @@ int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)
 				return kw->wd;
 	return -1;
 }
+
+/*
+ * A walk (a loss's crawl, a re-walk) found a directory the library
+ * already watched, and put its node where it is now: the present.  The
+ * records queued before that step and not parsed yet are from the past,
+ * and a rename among the lost (fanotify's rename back that may hide a
+ * merged one, a kernel overflow) may have had the directory elsewhere
+ * then: their events could be given a path that was not true when they
+ * happened (issue 38, class 6: a create under a directory renamed a ->
+ * b -> a -> b, read as a -> b, b -> a, reported at b when it was made at
+ * a).  The tree is unsure, its events flagged INOFD_EVF_STALE_PATH, until
+ * a read begun after the step has said EAGAIN and its records are parsed
+ * (settle(), dispatch.c): then every record queued before the step is
+ * applied.  A directory watched for the first time needs none of this:
+ * its watch takes only records queued after it was made.
+ */
+void inofd__placed_now(struct inofd *in, struct inofd__reg *r)
+{
+	r->unsure = true;
+	in->unsure = true;
+	in->sure_at = in->eagains + 1;
+	inofd__paths_changed(in);
+}

@@ -454,6 +454,12 @@ struct inofd {
 	bool			sact;		/* a batch is streaming */
 	int			serr;		/* its error, for inofd_read() */
 	bool			unsure;		/* some reg is unsure */
+	/*
+	 * Batches parsed whose read(2) ended with EAGAIN; a tree a walk
+	 * placed a watched directory in is unsure until that count reaches
+	 * sure_at (inofd__placed_now()).
+	 */
+	uint64_t		eagains, sure_at;
 	/* the kernel's event stream: bytes read (or fed) so far; the
 	 * offset of the record being applied, while at_rec (else "now");
 	 * the latest registration's born */

@@ -56,7 +56,7 @@
 #define RING	(1u << 15)
 
 struct wrec {
-	_Atomic long	k;		/* the write's number, stored last */
+	_Atomic long	k;		/* the write's number + 1, stored last */
 	bool		ambiguous;	/* a rename ran during it */
 	char		path[PLEN];	/* its directory's path then */
 };
@@ -232,7 +232,7 @@ static void writer(int i, int pause_us)
 		s2 = atomic_load_explicit(&S->seq, memory_order_acquire);
 		r->ambiguous = s1 != s2;
 		memcpy(r->path, p, PLEN);
-		atomic_store_explicit(&r->k, k, memory_order_release);
+		atomic_store_explicit(&r->k, k + 1, memory_order_release);
 		unlinkat(dfd, nm, 0);
 		if (pause_us)
 			usleep((useconds_t)pause_us);
@@ -243,6 +243,7 @@ static void writer(int i, int pause_us)
 /* ---- the reader ------------------------------------------------------ */
 
 struct count {
+	uint64_t last_rescan;
 	long events, creates, checked, ambiguous, unchecked, ok, nopath,
 	     wrong, flagged_wrong, flagged, rescans;
 };
@@ -264,10 +265,10 @@ static void judge(const struct inofd_event *ev, struct count *c, bool verbose)
 	r = &S->ring[i][k & (RING - 1)];
 	/* the writer stores its record just after the create: wait for it */
 	until = now() + 1;
-	while ((got = atomic_load_explicit(&r->k, memory_order_acquire)) < k &&
+	while ((got = atomic_load_explicit(&r->k, memory_order_acquire)) <= k &&
 	       now() < until)
 		sched_yield();
-	if (got != k) {
+	if (got != k + 1) {
 		c->unchecked++;
 		return;
 	}
@@ -290,8 +291,9 @@ static void judge(const struct inofd_event *ev, struct count *c, bool verbose)
 	} else {
 		c->wrong++;
 		if (verbose)
-			fprintf(stderr, "  seq %llu: %s, true: %s\n",
-				(unsigned long long)ev->seq, ev->path,
+			fprintf(stderr, "  seq %llu (last RESCAN %llu): %s, true: %s\n",
+				(unsigned long long)ev->seq,
+				(unsigned long long)c->last_rescan, ev->path,
 				truth[0] ? truth : "(outside the tree)");
 	}
 }
@@ -379,8 +381,10 @@ static int run(int no, unsigned int flags, double secs, int wpause,
 			c->events++;
 			if (quiet)
 				quiet = now() + 1;
-			if (ev->type == INOFD_EV_RESCAN)
+			if (ev->type == INOFD_EV_RESCAN) {
 				c->rescans++;
+				c->last_rescan = ev->seq;
+			}
 			else if (ev->type == INOFD_EV_INOTIFY)
 				judge(ev, c, verbose);
 		}
