@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -503,33 +502,6 @@ static int parse_fed(struct inofd *in)
 	return parse_as(in, SIZE_MAX, false);
 }
 
-uint64_t inofd__stream_now(struct inofd *in)
-{
-	int queued = 0;
-
-	/*
-	 * fanotify: FIONREAD counts 24 bytes an event, not the records
-	 * inofd__fan_read() makes of it, so it cannot place a registration
-	 * in the stream.  The backend makes the records of all the group
-	 * holds now (its stage, handed out first) and says their bytes:
-	 * a registration that shares a watched object's mark is born after
-	 * them (oracle seed 90037 -X -C: a plain watch made on a directory
-	 * a tree had let go of got the DELETE its mark had queued before).
-	 * Without memory for that, it is born where the unread records
-	 * start.
-	 */
-	if (in->backend == INOFD_BACKEND_FANOTIFY) {
-		ssize_t staged = inofd__fan_staged(in);
-
-		return in->kpos + (staged > 0 ? (uint64_t)staged : 0);
-	}
-	/* what the kernel holds was queued before now; FIONREAD counts
-	 * the bytes read(2) would return */
-	if (ioctl(in->ifd, FIONREAD, &queued) < 0 || queued < 0)
-		queued = 0;
-	return in->kpos + (uint64_t)queued;
-}
-
 void inofd__born(struct inofd *in, struct inofd__reg *r, uint64_t at)
 {
 	r->born = at;
@@ -624,7 +596,7 @@ static int settle(struct inofd *in)
 	inofd__xw_due(in, now);
 	/* the records of the loss are done, and those queued before a walk
 	 * placed a directory (inofd__placed_now()) */
-	if (in->unsure && !in->held && in->eagains >= in->sure_at)
+	if (in->unsure && !in->held && in->kpos >= in->sure_pos)
 		inofd__tree_sure(in);
 	if (in->crawl_due && !in->held) {
 		in->crawl_due = false;
@@ -653,6 +625,9 @@ static int settle(struct inofd *in)
 					(unsigned int)room :
 					INOFD__WALK_BUDGET);
 	}
+	/* a step placed a directory, and nothing was queued before it */
+	if (in->unsure && !in->held && in->kpos >= in->sure_pos)
+		inofd__tree_sure(in);
 	if (in->nowed)
 		inofd__q_owed(in);
 	inofd__q_rescan(in);
@@ -696,10 +671,8 @@ static int stream_step(struct inofd *in)
 	in->sact = false;
 	/* read(2) said EAGAIN: with every record parsed, the paths are
 	 * today's; mounted over or uncovered (mounts.c) */
-	if (!in->more) {
-		in->eagains++;
+	if (!in->more)
 		inofd__mounts_check(in);
-	}
 	settle(in);
 	return 0;
 }

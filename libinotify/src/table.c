@@ -466,6 +466,8 @@ static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 	} else {
 		struct inofd__mem *n;
 
+		if (m->reg->lost)
+			return NULL;	/* its end came late (inofd__late()) */
 		/*
 		 * Inside a tree, the tree knows where the object is at each
 		 * record, unless it is unsure (a rename above its root not
@@ -571,18 +573,20 @@ int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)
  * and a rename among the lost (fanotify's rename back that may hide a
  * merged one, a kernel overflow) may have had the directory elsewhere
  * then: their events could be given a path that was not true when they
- * happened (issue 38, class 6: a create under a directory renamed a ->
+ * happened (a create under a directory renamed a ->
  * b -> a -> b, read as a -> b, b -> a, reported at b when it was made at
  * a).  The tree is unsure, its events flagged INOFD_EVF_STALE_PATH, until
- * a read begun after the step has said EAGAIN and its records are parsed
- * (settle(), dispatch.c): then every record queued before the step is
- * applied.  A directory watched for the first time needs none of this:
- * its watch takes only records queued after it was made.
+ * the records the kernel held at the step are parsed (settle(),
+ * dispatch.c).  A directory watched for the first time needs none of
+ * this: its watch takes only records queued after it was made.
  */
 void inofd__placed_now(struct inofd *in, struct inofd__reg *r)
 {
+	uint64_t at = inofd__stream_now(in);
+
 	r->unsure = true;
 	in->unsure = true;
-	in->sure_at = in->eagains + 1;
+	if (at > in->sure_pos)
+		in->sure_pos = at;
 	inofd__paths_changed(in);
 }
