@@ -161,7 +161,11 @@ enum inofd_event_type {
 					 * Tree: read right after a
 					 * loss in which a rename above the
 					 * root was lost; path uses the names
-					 * found after the loss */
+					 * found after the loss.  Or queued
+					 * before the walk after a loss put
+					 * a directory of the tree elsewhere:
+					 * path uses the name the walk found
+					 * (inofd_read(3)) */
 #define INOFD_EVF_LOST		0x0004u	/* INOFD_EV_ERROR -ESTALE: the tree's
 					 * root moved where the library cannot
 					 * see; its paths are NULL from now on */
