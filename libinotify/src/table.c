@@ -567,8 +567,8 @@ int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)
 }
 
 /*
- * A walk (a loss's crawl, a re-walk) found a directory the library
- * already watched, and put its node where it is now: the present.  The
+ * A loss's crawl found a directory the library already watched, and put
+ * its node where it is now: the present.  The
  * records queued before that step and not parsed yet are from the past,
  * and a rename among the lost (fanotify's rename back that may hide a
  * merged one, a kernel overflow) may have had the directory elsewhere

@@ -250,12 +250,15 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 				goto out;
 			inofd__node_unlink(in, c);
 			inofd__node_link(in, m, c);
-			inofd__placed_now(in, r);
+			if (w->crawl)	/* after a loss: the present */
+				inofd__placed_now(in, r);
 		}
 		if (c->moving || c->shadow || c->xpart) {
 			/* found where it is, by identity */
 			c->moving = c->shadow = c->xpart = false;
-			inofd__placed_now(in, r);
+			if (w->crawl)
+				inofd__placed_now(in, r);
+			inofd__paths_changed(in);
 		}
 		if (!w->crawl) {
 			e = inofd__tree_reached(in, c);

@@ -429,8 +429,6 @@ int main(int argc, char **argv)
 	}
 	if (nw < 2 || nw > MAXW || runs < 1 || secs <= 0)
 		goto usage;
-	if (c == 'B')
-		bname = optarg;
 	if (flags == INOFD_FORCE_PROCFD)
 		bname = "procfd";
 	else if (flags == INOFD_FORCE_FANOTIFY)
