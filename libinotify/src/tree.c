@@ -1301,8 +1301,10 @@ static void run_one(struct inofd *in, struct inofd__work *w)
 	}
 	r = inofd__reg_find(in, w->reg);	/* a failed job may end it */
 	if (r && w->crawl && w->crawl == r->gen && r->crawl_left &&
-	    --r->crawl_left == 0)
+	    --r->crawl_left == 0) {
 		sweep(in, r);
+		inofd__placed_now(in, r);	/* after a loss: catch up */
+	}
 	free(w);
 }
 

@@ -459,6 +459,7 @@ struct inofd {
 	/* the stream offset a walk placed a watched directory at: trees
 	 * unsure until the records before it are parsed (table.c) */
 	uint64_t		sure_pos;
+	bool			unsure_moved;	/* a rename applied meanwhile */
 	/* the kernel's event stream: bytes read (or fed) so far; the
 	 * offset of the record being applied, while at_rec (else "now");
 	 * the latest registration's born */

@@ -243,7 +243,7 @@ static void writer(int i, int pause_us)
 /* ---- the reader ------------------------------------------------------ */
 
 struct count {
-	uint64_t last_rescan;
+	uint64_t last_rescan, last_flagged;
 	long events, creates, checked, ambiguous, unchecked, ok, nopath,
 	     wrong, flagged_wrong, flagged, rescans;
 };
@@ -260,8 +260,10 @@ static void judge(const struct inofd_event *ev, struct count *c, bool verbose)
 	    sscanf(ev->name, "w%d-%ld", &i, &k) != 2 || i < 0 || i >= nw)
 		return;
 	c->creates++;
-	if (ev->flags & INOFD_EVF_STALE_PATH)
+	if (ev->flags & INOFD_EVF_STALE_PATH) {
 		c->flagged++;
+		c->last_flagged = ev->seq;
+	}
 	r = &S->ring[i][k & (RING - 1)];
 	/* the writer stores its record just after the create: wait for it */
 	until = now() + 1;
@@ -291,9 +293,10 @@ static void judge(const struct inofd_event *ev, struct count *c, bool verbose)
 	} else {
 		c->wrong++;
 		if (verbose)
-			fprintf(stderr, "  seq %llu (last RESCAN %llu): %s, true: %s\n",
+			fprintf(stderr, "  seq %llu (last RESCAN %llu, flagged %llu): %s, true: %s\n",
 				(unsigned long long)ev->seq,
-				(unsigned long long)c->last_rescan, ev->path,
+				(unsigned long long)c->last_rescan,
+				(unsigned long long)c->last_flagged, ev->path,
 				truth[0] ? truth : "(outside the tree)");
 	}
 }
