@@ -248,7 +248,7 @@ struct count {
 	     wrong, flagged_wrong, flagged, rescans;
 };
 
-static void judge(const struct inofd_event *ev, struct count *c, bool verbose)
+static void judge(const struct inofd_event *ev, struct count *c, int verbose)
 {
 	char truth[PLEN + 48];
 	struct wrec *r;
@@ -332,7 +332,7 @@ static int setup(struct world *w)
 }
 
 static int run(int no, unsigned int flags, double secs, int wpause,
-	       int rpause, bool verbose, struct count *c)
+	       int rpause, int verbose, struct count *c)
 {
 	struct inofd_opts o = { .sz = sizeof(o), .flags = flags };
 	struct inofd_tree_opts to = { .sz = sizeof(to) };
@@ -387,6 +387,10 @@ static int run(int no, unsigned int flags, double secs, int wpause,
 			if (ev->type == INOFD_EV_RESCAN) {
 				c->rescans++;
 				c->last_rescan = ev->seq;
+				if (verbose > 1)
+					fprintf(stderr, "  seq %llu: RESCAN wd %d mask %#x\n",
+						(unsigned long long)ev->seq,
+						ev->wd, ev->mask);
 			}
 			else if (ev->type == INOFD_EV_INOTIFY)
 				judge(ev, c, verbose);
@@ -406,7 +410,7 @@ int main(int argc, char **argv)
 	unsigned int flags = 0;
 	int runs = 1, wpause = 200, rpause = 500, c, r;
 	double secs = 15;
-	bool verbose = false;
+	int verbose = 0;
 	long total = 0;
 	const char *bname = "default";
 
@@ -426,7 +430,7 @@ int main(int argc, char **argv)
 		else if (c == 'r')
 			rpause = atoi(optarg);
 		else if (c == 'v')
-			verbose = true;
+			verbose++;
 		else
 			goto usage;
 	}
