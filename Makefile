@@ -150,7 +150,7 @@ DEB_BUILD_PACKAGES := gcc make libc6-dev rsync dpkg-dev debhelper dh-python \
 NEED_PACKAGES ?= $(DEB_PACKAGES)
 
 .PHONY: all help deps need need-deb kernel tree initramfs qemu shell check unit bench python python-check \
-	guest-check guest-test failnth probe-check check-all uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
+	guest-check guest-test failnth probe-check stress-writers check-all uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
 	sem-table sem-table-check \
 	bench-host bench-lib-host bench-python bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check guest-env watch-fd-check oracle oracle-soak \
 	install uninstall install-check uapi-copy-check deb deb-check post post-check peers \
@@ -186,6 +186,7 @@ help:
 	@echo "make soak SOAK=600 DEBUG=1   stress_watch and fuzz_ioctl for SOAK s each (not in CI)"
 	@echo "make oracle      the tree oracle on the host (ORACLE_SEEDS=20 ORACLE_OPS=200, ORACLE_SEED=n for one)"
 	@echo "make oracle-fanotify   the same on the library's fanotify backend"
+	@echo "make stress-writers   writer processes against renames and exchanges, RUNS=20 SECS=15 (BACKEND=procfd: procfd, else fanotify); fails on an unflagged wrong path"
 	@echo "make oracle-soak the oracle's host soak: fresh seeds of every generator set, procfd and fanotify,"
 	@echo "                 root and uid 65534 (SOAK_FIRST=110001, 1,001 seeds per backend as root, 209 as uid 65534)"
 	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
@@ -351,6 +352,15 @@ PROBE_RUNS ?= 3
 probe-check: $(if $(LIBINOFD),,lib)
 	@$(MAKE) --no-print-directory -s -C tests/probes B=$(B)/probes
 	@for i in $$(seq $(PROBE_RUNS)); do $(B)/probes/split_rename -n 20000 -B procfd || exit 1; done
+
+# Writer processes against renames and exchanges (tests/probes/writers.c):
+# every event whose path was not true when its file was made must be
+# flagged INOFD_EVF_STALE_PATH.  The criterion: RUNS=20 SECS=15 on fanotify.
+RUNS ?= 20
+SECS ?= 15
+stress-writers: $(if $(LIBINOFD),,lib)
+	@$(MAKE) --no-print-directory -s -C tests/probes B=$(B)/probes
+	@$(B)/probes/writers -B $(or $(filter procfd,$(BACKEND)),fanotify) -n $(RUNS) -s $(SECS)
 
 GUEST_C    := $(wildcard tests/guest/*.c)
 GUEST_SH   := $(wildcard tests/guest/*.sh)

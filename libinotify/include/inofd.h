@@ -161,7 +161,12 @@ enum inofd_event_type {
 					 * Tree: read right after a
 					 * loss in which a rename above the
 					 * root was lost; path uses the names
-					 * found after the loss */
+					 * found after the loss.  Or read
+					 * after a RESCAN until the tree is
+					 * walked again and the events queued
+					 * before that are read: path uses
+					 * the names the walk found
+					 * (inofd_read(3)) */
 #define INOFD_EVF_LOST		0x0004u	/* INOFD_EV_ERROR -ESTALE: the tree's
 					 * root moved where the library cannot
 					 * see; its paths are NULL from now on */
@@ -214,7 +219,9 @@ enum inofd_event_type {
  *  A plain watch never gets a RESCAN of its own: its losses are the
  *  instance's (wd -1).
  *  Events before a RESCAN (lower seq) happened before the loss, events
- *  after it after the loss, in order, with the paths of their time.  A
+ *  after it after the loss, in order, with the paths of their time
+ *  (a tree's flagged INOFD_EVF_STALE_PATH until the library's walk
+ *  after the loss has caught up: a path may be the walk's).  A
  *  consumer that re-walks at the RESCAN may find some of them done
  *  already: it applies them as news to look at again (is path there
  *  now?), never as changes to its walked state (inofd_read(3)).

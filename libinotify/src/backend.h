@@ -45,4 +45,13 @@ INOFD__HIDDEN ssize_t inofd__backend_read(struct inofd *in, void *buf,
 					  size_t len);
 INOFD__HIDDEN void inofd__backend_free(struct inofd *in);
 
+/*
+ * The offset in the kernel's event stream of the next record queued from
+ * now on (bytes read so far plus FIONREAD).  A watch call takes it before
+ * it asks the kernel, and inofd__born() gives it to the registration:
+ * records queued before it (a kernel watch it shares with older
+ * registrations) are not reported to it, only its end is.
+ */
+INOFD__HIDDEN uint64_t inofd__stream_now(struct inofd *in);
+
 #endif

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,6 +55,66 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * A loss: until every tree is crawled and the records queued before the
+ * crawl ended are parsed, a path may be one the lost records had changed
+ * or one the crawl found after the event (inofd__placed_now()): every
+ * tree is unsure, its events flagged.
+ */
+static void trees_unsure(struct inofd *in)
+{
+	unsigned int i;
+
+	for (i = 0; i < in->regsize; i++) {
+		struct inofd__reg *r;
+
+		for (r = in->regtab[i]; r; r = r->hnext)
+			if (r->kind == INOFD__REG_TREE && !r->lost) {
+				r->unsure = true;
+				in->unsure = true;
+			}
+	}
+	inofd__paths_changed(in);
+}
+
+/* Is a crawl due or under way (trees_unsure())? */
+static bool crawling(const struct inofd *in)
+{
+	unsigned int i;
+
+	if (in->crawl_due)
+		return true;
+	for (i = 0; i < in->regsize; i++) {
+		const struct inofd__reg *r;
+
+		for (r = in->regtab[i]; r; r = r->hnext)
+			if (r->kind == INOFD__REG_TREE && r->crawl_left)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The records of a loss are parsed, every tree is crawled and the records
+ * queued before the crawl ended are parsed: the trees are sure again.
+ * Unless a rename was applied meanwhile: the crawl had put its directory
+ * where it was at the crawl, and a rename from before that, applied
+ * after, may have moved the wrong one (its source is found by name): the
+ * trees are crawled again, and stay unsure.
+ */
+static void caught_up(struct inofd *in)
+{
+	if (!in->unsure || in->held || in->kpos < in->sure_pos ||
+	    crawling(in))
+		return;
+	if (in->unsure_moved) {
+		in->unsure_moved = false;
+		in->crawl_due = true;
+		return;
+	}
+	inofd__tree_sure(in);
+}
+
 static void overflow(struct inofd *in)
 {
 	size_t nlive = 0, i, ndead = 0;
@@ -70,6 +129,7 @@ static void overflow(struct inofd *in)
 	inofd__win_expire(in, UINT64_MAX);
 	in->rescan_due = true;
 	inofd__q_rescan(in);
+	trees_unsure(in);
 	for (i = 0; i < in->kwsize; i++) {
 		struct inofd__kw *kw;
 
@@ -195,6 +255,9 @@ static __attribute__((noinline)) bool process(struct inofd *in, int wd,
 		kw_gone(in, wd, 0);
 		return false;
 	}
+	if ((mask & (IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF)) &&
+	    in->unsure)
+		in->unsure_moved = true;	/* caught_up() */
 	if (mask & IN_MOVED_FROM) {
 		inofd__moved_from(in, kw, mask, cookie, name);
 		return false;
@@ -503,33 +566,6 @@ static int parse_fed(struct inofd *in)
 	return parse_as(in, SIZE_MAX, false);
 }
 
-uint64_t inofd__stream_now(struct inofd *in)
-{
-	int queued = 0;
-
-	/*
-	 * fanotify: FIONREAD counts 24 bytes an event, not the records
-	 * inofd__fan_read() makes of it, so it cannot place a registration
-	 * in the stream.  The backend makes the records of all the group
-	 * holds now (its stage, handed out first) and says their bytes:
-	 * a registration that shares a watched object's mark is born after
-	 * them (oracle seed 90037 -X -C: a plain watch made on a directory
-	 * a tree had let go of got the DELETE its mark had queued before).
-	 * Without memory for that, it is born where the unread records
-	 * start.
-	 */
-	if (in->backend == INOFD_BACKEND_FANOTIFY) {
-		ssize_t staged = inofd__fan_staged(in);
-
-		return in->kpos + (staged > 0 ? (uint64_t)staged : 0);
-	}
-	/* what the kernel holds was queued before now; FIONREAD counts
-	 * the bytes read(2) would return */
-	if (ioctl(in->ifd, FIONREAD, &queued) < 0 || queued < 0)
-		queued = 0;
-	return in->kpos + (uint64_t)queued;
-}
-
 void inofd__born(struct inofd *in, struct inofd__reg *r, uint64_t at)
 {
 	r->born = at;
@@ -622,8 +658,9 @@ static int settle(struct inofd *in)
 	inofd__halves_due(in, now);
 	inofd__win_expire(in, now);
 	inofd__xw_due(in, now);
-	if (in->unsure && !in->held)
-		inofd__tree_sure(in);	/* the records of the loss are done */
+	/* the records of the loss are done, and those queued before a walk
+	 * placed a directory (inofd__placed_now()) */
+	caught_up(in);
 	if (in->crawl_due && !in->held) {
 		in->crawl_due = false;
 		inofd__tree_crawl(in);
@@ -651,6 +688,7 @@ static int settle(struct inofd *in)
 					(unsigned int)room :
 					INOFD__WALK_BUDGET);
 	}
+	caught_up(in);	/* a crawl ended, and nothing was queued before */
 	if (in->nowed)
 		inofd__q_owed(in);
 	inofd__q_rescan(in);

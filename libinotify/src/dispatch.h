@@ -26,14 +26,6 @@ INOFD__HIDDEN int inofd__read(struct inofd *in);
  */
 INOFD__HIDDEN bool inofd__stream_more(struct inofd *in);
 INOFD__HIDDEN void inofd__stream_finish(struct inofd *in);
-/*
- * The offset in the kernel's event stream of the next record queued from
- * now on (bytes read so far plus FIONREAD).  A watch call takes it before
- * it asks the kernel, and inofd__born() gives it to the registration:
- * records queued before it (a kernel watch it shares with older
- * registrations) are not reported to it, only its end is.
- */
-INOFD__HIDDEN uint64_t inofd__stream_now(struct inofd *in);
 INOFD__HIDDEN void inofd__born(struct inofd *in, struct inofd__reg *r,
 			       uint64_t at);
 INOFD__HIDDEN int inofd__timeout(const struct inofd *in);

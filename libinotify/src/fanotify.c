@@ -635,16 +635,101 @@ static int mark(struct inofd *in, unsigned int flags, uint32_t fmask, int fd,
 	return r < 0 ? -errno : 0;
 }
 
+/* The fanotify mask of a mark asking for inotify's ev on a (dir)ectory */
+static uint32_t fan_mask(const struct inofd__fan *f, uint32_t ev, bool dir)
+{
+	uint32_t fmask = to_fan(ev);
+
+	if (dir && (fmask & (FAN_MOVED_FROM | FAN_MOVED_TO)) && !f->no_rename)
+		fmask = (fmask & ~(FAN_MOVED_FROM | FAN_MOVED_TO)) | FAN_RENAME;
+	if (dir)
+		fmask |= FAN_EVENT_ON_CHILD | FAN_ONDIR;
+	/* the end of the mark, whatever was asked: IN_IGNORED comes of it */
+	fmask |= FAN_DELETE_SELF;
+	if (f->ignored)
+		fmask |= FAN_IGNORED;
+	else if (f->unmount)
+		fmask |= FAN_UNMOUNT;
+	return fmask;
+}
+
+/*
+ * Mark fd's object (st) with *fmask, without FAN_RENAME before 5.17
+ * (*fmask then says what was marked): 0 or -errno.
+ */
+static int mark_add(struct inofd *in, uint32_t *fmask, uint32_t ev, int fd,
+		    const struct stat *st, bool opath,
+		    const struct inofd__fan_at *at)
+{
+	bool dir = S_ISDIR(st->st_mode);
+	struct stat now;
+	int r = mark(in, FAN_MARK_ADD, *fmask, fd, dir, opath, at);
+
+	if (r == -EINVAL && (*fmask & FAN_RENAME)) {
+		/* before 5.17: the two halves, no pairing (no cookies) */
+		in->fan->no_rename = true;
+		*fmask = (*fmask & ~FAN_RENAME) | (to_fan(ev) &
+				(FAN_MOVED_FROM | FAN_MOVED_TO));
+		r = mark(in, FAN_MARK_ADD, *fmask, fd, dir, opath, at);
+	}
+	if (r || !opath || dir || !at)
+		return r;
+	/* the name still names the fd's object: else the mark went to
+	 * another one (a rename in between), which is left as is */
+	if (fstatat(at->dirfd, at->path, &now, AT_EMPTY_PATH |
+		    (at->nofollow ? AT_SYMLINK_NOFOLLOW : 0)) < 0 ||
+	    now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+		return -EAGAIN;
+	return 0;
+}
+
+/* A new object for fd's (st), marked with fmask: its wd, or -errno (the
+ * mark taken back) */
+static int obj_new(struct inofd *in, int fd, const struct stat *st,
+		   uint32_t ev, uint32_t fmask, bool opath,
+		   const struct inofd__fan_at *at)
+{
+	struct inofd__fan *f = in->fan;
+	bool dir = S_ISDIR(st->st_mode), own = false;
+	struct statfs sfs;
+	struct obj *o;
+	struct key k;
+	int r;
+
+	memset(&k, 0, sizeof(k));
+	if (fstatfs(fd, &sfs) < 0)
+		r = -errno;
+	else
+		r = handle_of(in, fd, st, &k, &own);
+	o = r ? NULL : calloc(1, sizeof(*o));
+	if (!o) {
+		/* a mark nobody can route to: take it back */
+		mark(in, FAN_MARK_REMOVE, fmask, fd, dir, opath, at);
+		return r ? r : -ENOMEM;
+	}
+	memcpy(&k.fsid, &sfs.f_fsid, sizeof(k.fsid));
+	o->k = k;
+	o->wd = f->next_wd++;
+	o->imask = ev;
+	o->birth = f->consumed;
+	o->dir = dir;
+	o->own_handle = own;
+	o->dev = st->st_dev;
+	o->ino = st->st_ino;
+	link_obj(f, o);
+	f->nobj++;
+	grow(f);
+	return o->wd;
+}
+
 int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 		   const struct inofd__fan_at *at)
 {
 	struct inofd__fan *f = in->fan;
 	uint32_t fmask, ev = mask & IN_ALL_EVENTS;
-	struct statfs sfs;
 	struct stat st;
 	struct obj *o;
-	struct key k;
-	bool dir, opath, own = false;
+	bool dir, opath;
 	int fl, r;
 
 	fl = fcntl(fd, F_GETFL);
@@ -674,17 +759,7 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 		return -EEXIST;
 	if (!dir)
 		ev &= ~DIRENT_BITS;	/* never happen on a non-directory */
-	fmask = to_fan(ev);
-	if (dir && (fmask & (FAN_MOVED_FROM | FAN_MOVED_TO)) && !f->no_rename)
-		fmask = (fmask & ~(FAN_MOVED_FROM | FAN_MOVED_TO)) | FAN_RENAME;
-	if (dir)
-		fmask |= FAN_EVENT_ON_CHILD | FAN_ONDIR;
-	/* the end of the mark, whatever was asked: IN_IGNORED comes of it */
-	fmask |= FAN_DELETE_SELF;
-	if (f->ignored)
-		fmask |= FAN_IGNORED;
-	else if (f->unmount)
-		fmask |= FAN_UNMOUNT;
+	fmask = fan_mask(f, ev, dir);
 	/*
 	 * What the group has queued now predates the watch: a mark the
 	 * library let go of (inofd__fan_rm()) may have queued events of the
@@ -696,55 +771,14 @@ int inofd__fan_add(struct inofd *in, int fd, uint32_t mask,
 	 */
 	if (!o)
 		backlog(in);
-	r = mark(in, FAN_MARK_ADD, fmask, fd, dir, opath, at);
-	if (r == -EINVAL && (fmask & FAN_RENAME)) {
-		/* before 5.17: the two halves, no pairing (no cookies) */
-		f->no_rename = true;
-		fmask = (fmask & ~FAN_RENAME) | (to_fan(ev) &
-				(FAN_MOVED_FROM | FAN_MOVED_TO));
-		r = mark(in, FAN_MARK_ADD, fmask, fd, dir, opath, at);
-	}
+	r = mark_add(in, &fmask, ev, fd, &st, opath, at);
 	if (r)
 		return r;
-	if (opath && !dir && at) {
-		struct stat now;
-
-		/* the name still names the fd's object: else the mark went to
-		 * another one (a rename in between), which is left as is */
-		if (fstatat(at->dirfd, at->path, &now, AT_EMPTY_PATH |
-			    (at->nofollow ? AT_SYMLINK_NOFOLLOW : 0)) < 0 ||
-		    now.st_dev != st.st_dev || now.st_ino != st.st_ino)
-			return -EAGAIN;
-	}
-	if (o) {
-		/* IN_MASK_ADD adds; otherwise the asked mask replaces ours
-		 * (the kernel's mark only grows: we filter) */
-		o->imask = (mask & IN_MASK_ADD) ? (o->imask | ev) : ev;
-		return o->wd;
-	}
-	memset(&k, 0, sizeof(k));
-	if (fstatfs(fd, &sfs) < 0)
-		r = -errno;
-	else
-		r = handle_of(in, fd, &st, &k, &own);
-	o = r ? NULL : calloc(1, sizeof(*o));
-	if (!o) {
-		/* a mark nobody can route to: take it back */
-		mark(in, FAN_MARK_REMOVE, fmask, fd, dir, opath, at);
-		return r ? r : -ENOMEM;
-	}
-	memcpy(&k.fsid, &sfs.f_fsid, sizeof(k.fsid));
-	o->k = k;
-	o->wd = f->next_wd++;
-	o->imask = ev;
-	o->birth = f->consumed;
-	o->dir = dir;
-	o->own_handle = own;
-	o->dev = st.st_dev;
-	o->ino = st.st_ino;
-	link_obj(f, o);
-	f->nobj++;
-	grow(f);
+	if (!o)
+		return obj_new(in, fd, &st, ev, fmask, opath, at);
+	/* IN_MASK_ADD adds; otherwise the asked mask replaces ours (the
+	 * kernel's mark only grows: we filter) */
+	o->imask = (mask & IN_MASK_ADD) ? (o->imask | ev) : ev;
 	return o->wd;
 }
 
@@ -898,10 +932,7 @@ static bool take(struct rec *r, const char *p, size_t len, bool named)
 	return true;
 }
 
-/*
- * One fanotify event into inotify records.  False when out is full (the
- * event is tried again at the next read).
- */
+/* An object's hash, or an entry's (with name) */
 static uint64_t key_hash(const struct key *k, const char *name)
 {
 	uint64_t h = mix(0xcbf29ce484222325ull, &k->fsid, sizeof(k->fsid));
@@ -1053,29 +1084,10 @@ static void put_entry(struct inofd *in, struct out *out,
 	put_bits(f, out, od, bits, isdir, name);
 }
 
-static bool convert(struct inofd *in, const char *ev, size_t elen,
-		    uint64_t pos, struct out *out)
+/* The info records of an event (from off) into d, d2 and c */
+static void take_info(const char *ev, size_t elen, size_t off, struct rec *d,
+		      struct rec *d2, struct rec *c)
 {
-	struct inofd__fan *f = in->fan;
-	struct rec d = { 0 }, d2 = { 0 }, c = { 0 };
-	struct fanotify_event_metadata m;
-	struct obj *od, *od2, *oc = NULL;
-	struct out save = *out;
-	uint32_t isdir, unmount = 0, end, bits = 0;
-	bool merged = false;
-	uint64_t fm;
-	size_t off, i;
-
-	/* events are 4-byte aligned, the metadata's mask 8: copied */
-	memcpy(&m, ev, sizeof(m));
-	fm = m.mask;
-	isdir = (fm & FAN_ONDIR) ? IN_ISDIR : 0;
-	off = m.metadata_len;
-
-	if (fm & FAN_Q_OVERFLOW) {
-		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
-		goto done;
-	}
 	while (off + sizeof(struct fanotify_event_info_header) <= elen) {
 		const struct fanotify_event_info_header *h =
 			(const void *)(ev + off);
@@ -1085,94 +1097,164 @@ static bool convert(struct inofd *in, const char *ev, size_t elen,
 		switch (h->info_type) {
 		case FAN_EVENT_INFO_TYPE_DFID_NAME:
 		case FAN_EVENT_INFO_TYPE_OLD_DFID_NAME:
-			take(&d, ev + off, h->len, true);
+			take(d, ev + off, h->len, true);
 			break;
 		case FAN_EVENT_INFO_TYPE_DFID:
-			take(&d, ev + off, h->len, false);
+			take(d, ev + off, h->len, false);
 			break;
 		case FAN_EVENT_INFO_TYPE_NEW_DFID_NAME:
-			take(&d2, ev + off, h->len, true);
+			take(d2, ev + off, h->len, true);
 			break;
 		case FAN_EVENT_INFO_TYPE_FID:
-			take(&c, ev + off, h->len, false);
+			take(c, ev + off, h->len, false);
 			break;
 		}
 		off += h->len;
 	}
+}
+
+/* FAN_RENAME of c from (d, od) to (d2, od2): the two halves, one cookie */
+static void put_rename(struct inofd__fan *f, struct out *out,
+		       const struct rec *d, const struct rec *d2,
+		       const struct rec *c, const struct obj *od,
+		       const struct obj *od2, const struct obj *oc,
+		       uint32_t isdir)
+{
+	uint32_t ck = ++f->cookie ? f->cookie : ++f->cookie;
+
+	if (od && (od->imask & IN_MOVED_FROM))
+		put(out, od->wd, IN_MOVED_FROM | isdir, ck, d->name);
+	if (od2 && (od2->imask & IN_MOVED_TO))
+		put(out, od2->wd, IN_MOVED_TO | isdir, ck, d2->name);
+	/* what moved, by identity (types.h) */
+	if ((od || od2) && oc)
+		put(out, oc->wd, INOFD__MOVED_ID, 0, NULL);
+	if ((od || od2) && rename_back(f, d, d2, c, false)) {
+		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+		/*
+		 * The rename it may hide is this object's: until the crawl
+		 * finds it, where it is is not known (records after the loss
+		 * name its subtree with no path, not with the name it had
+		 * before the hidden rename).
+		 */
+		if (oc)
+			put(out, oc->wd, INOFD__LATE, 0, NULL);
+	}
+	if (!out->full && rename_back(f, d, d2, c, true) &&
+	    f->nwin == WIN_MAX) {
+		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+		f->nwin = 0;
+	}
+}
+
+/*
+ * The records of bits for the objects the event names (od: its directory,
+ * c: its child): the object the event is on, the one its end ends, or
+ * NULL.
+ */
+static struct obj *put_views(struct inofd *in, struct out *out,
+			     const struct rec *d, const struct rec *c,
+			     struct obj *od, struct obj *oc, uint32_t bits,
+			     uint32_t isdir)
+{
+	struct inofd__fan *f = in->fan;
+
+	if (d->have && d->name && !strcmp(d->name, ".")) {
+		/* an event on the directory itself */
+		put_bits(f, out, od, bits, isdir, NULL);
+		return od;
+	}
+	if (d->have && d->name) {
+		/* an entry, or a child: the directory's view with the name */
+		put_entry(in, out, od, c, bits & ~SELF_BITS, isdir, d->name);
+		/* the child's own view: not its entry events */
+		if (c->have)
+			put_bits(f, out, oc, bits & ~DIRENT_BITS, isdir, NULL);
+		return oc;
+	}
+	if (c->have) {
+		put_bits(f, out, oc, bits & ~DIRENT_BITS, isdir, NULL);
+		return oc;
+	}
+	if (d->have) {
+		put_bits(f, out, od, bits & ~DIRENT_BITS, isdir, NULL);
+		return od;
+	}
+	return NULL;
+}
+
+/*
+ * oc's end merged into an earlier event (see convert()), put after what
+ * the group holds (end: IN_DELETE_SELF or IN_UNMOUNT); without memory for
+ * that, now and a loss.
+ */
+static void end_later(struct inofd__fan *f, struct out *out, struct obj *oc,
+		      uint32_t end)
+{
+	oc->ending = true;
+	if (!later_end(f, oc, end))
+		return;
+	/* no room to put the end later: now, and a loss */
+	put(out, oc->wd, end, 0, NULL);
+	put(out, oc->wd, IN_IGNORED, 0, NULL);
+	put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+	drop(f, oc);
+}
+
+/*
+ * One fanotify event (at raw offset pos) into inotify records.  False
+ * when out is full (the event is tried again at the next read).
+ */
+static bool convert(struct inofd *in, const char *ev, size_t elen,
+		    uint64_t pos, struct out *out)
+{
+	struct inofd__fan *f = in->fan;
+	struct rec d = { 0 }, d2 = { 0 }, c = { 0 };
+	struct fanotify_event_metadata m;
+	struct obj *od, *od2, *oc = NULL;
+	struct out save = *out;
+	uint32_t isdir, unmount = 0, bits = 0;
+	bool merged = false;
+	size_t i;
+
+	/* events are 4-byte aligned, the metadata's mask 8: copied */
+	memcpy(&m, ev, sizeof(m));
+	isdir = (m.mask & FAN_ONDIR) ? IN_ISDIR : 0;
+	if (m.mask & FAN_Q_OVERFLOW) {
+		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
+		goto done;
+	}
+	take_info(ev, elen, m.metadata_len, &d, &d2, &c);
 	/* an object watched after the event was queued does not get it */
 	od = d.have ? at_pos(by_key(f, &d.k), pos) : NULL;
 	od2 = d2.have ? at_pos(by_key(f, &d2.k), pos) : NULL;
 	oc = c.have ? at_pos(by_key(f, &c.k), pos) : NULL;
 	for (i = 0; i < NORDER; i++)
-		if (fm & ORDER[i].fan)
+		if (m.mask & ORDER[i].fan)
 			bits |= ORDER[i].in;
-
-	if (fm & FAN_RENAME) {
-		uint32_t ck = ++f->cookie ? f->cookie : ++f->cookie;
-
-		if (od && (od->imask & IN_MOVED_FROM))
-			put(out, od->wd, IN_MOVED_FROM | isdir, ck, d.name);
-		if (od2 && (od2->imask & IN_MOVED_TO))
-			put(out, od2->wd, IN_MOVED_TO | isdir, ck, d2.name);
-		/* what moved, by identity (types.h) */
-		if ((od || od2) && oc)
-			put(out, oc->wd, INOFD__MOVED_ID, 0, NULL);
-		if ((od || od2) && rename_back(f, &d, &d2, &c, false)) {
-			put(out, -1, IN_Q_OVERFLOW, 0, NULL);
-			/*
-			 * The rename it may hide is this object's: until the
-			 * crawl finds it, where it is is not known (records
-			 * after the loss name its subtree with no path, not
-			 * with the name it had before the hidden rename).
-			 */
-			if (oc)
-				put(out, oc->wd, INOFD__LATE, 0, NULL);
-		}
-		if (!out->full && rename_back(f, &d, &d2, &c, true) &&
-		    f->nwin == WIN_MAX) {
-			put(out, -1, IN_Q_OVERFLOW, 0, NULL);
-			f->nwin = 0;
-		}
-	}
+	if (m.mask & FAN_RENAME)
+		put_rename(f, out, &d, &d2, &c, od, od2, oc, isdir);
 	/*
 	 * FAN_DELETE_SELF merged into an earlier event of the object still
 	 * queued (fanotify merges identical events): the object went at some
 	 * point up to now, not where that event was queued.  Its end is put
 	 * after what the group holds now, so that the records queued before
 	 * it went (a rename out of the directory, then rm -r) still find it.
-	 */
-	/*
 	 * The same for FAN_UNMOUNT, which ends the mark too (unmount: what
 	 * inotify says before IN_IGNORED, with IN_ISDIR as inotify puts it;
 	 * none on IN_DELETE_SELF: put_bits()).
 	 */
-	unmount = (fm & (FAN_UNMOUNT | FAN_IGNORED)) ? IN_UNMOUNT | isdir : 0;
+	unmount = (m.mask & (FAN_UNMOUNT | FAN_IGNORED)) ?
+		  IN_UNMOUNT | isdir : 0;
 	merged = ((bits & IN_DELETE_SELF) && (bits & ~IN_DELETE_SELF)) ||
 		 (unmount && bits);
 	if (merged)
 		bits &= ~IN_DELETE_SELF;
-	if (d.have && d.name && !strcmp(d.name, ".")) {
-		/* an event on the directory itself */
-		put_bits(f, out, od, bits, isdir, NULL);
-		oc = od;
-	} else if (d.have && d.name) {
-		/* an entry, or a child: the directory's view with the name */
-		put_entry(in, out, od, &c, bits & ~SELF_BITS, isdir, d.name);
-		/* the child's own view: not its entry events */
-		if (c.have)
-			put_bits(f, out, oc, bits & ~DIRENT_BITS, isdir, NULL);
-	} else if (c.have) {
-		put_bits(f, out, oc, bits & ~DIRENT_BITS, isdir, NULL);
-	} else if (d.have) {
-		put_bits(f, out, od, bits & ~DIRENT_BITS, isdir, NULL);
-		oc = od;
-	} else {
-		oc = NULL;
-	}
+	oc = put_views(in, out, &d, &c, od, oc, bits, isdir);
 	if (!oc)
 		merged = false;
 	/* FAN_IGNORED after a FAN_DELETE_SELF whose end is put off: said */
-	if ((fm & FAN_IGNORED) && oc && oc->ending)
+	if ((m.mask & FAN_IGNORED) && oc && oc->ending)
 		oc = NULL;
 	if (((bits & IN_DELETE_SELF) || unmount) && !merged && oc) {
 		/* the kernel dropped the mark with the inode, silently */
@@ -1188,16 +1270,8 @@ done:
 		out->full = true;
 		return false;
 	}
-	end = unmount ? unmount : IN_DELETE_SELF;
 	if (merged)
-		oc->ending = true;
-	if (merged && later_end(f, oc, end)) {
-		/* no room to put the end later: now, and a loss */
-		put(out, oc->wd, end, 0, NULL);
-		put(out, oc->wd, IN_IGNORED, 0, NULL);
-		put(out, -1, IN_Q_OVERFLOW, 0, NULL);
-		drop(f, oc);
-	}
+		end_later(f, out, oc, unmount ? unmount : IN_DELETE_SELF);
 	return true;
 }
 

@@ -983,7 +983,10 @@ static size_t anc_moves_ahead(const struct inofd *in, struct inofd__mv *v,
 void inofd__late(struct inofd *in, struct inofd__kw *kw, uint32_t mask)
 {
 	struct inofd__mem *m;
+	bool intree = false;
 
+	for (m = kw->mems; m; m = m->kwnext)
+		intree |= m->kind == INOFD__MEM_NODE;
 	for (m = kw->mems; m; m = m->kwnext) {
 		if (m->kind == INOFD__MEM_NODE && m->parent) {
 			m->moving = true;
@@ -994,6 +997,16 @@ void inofd__late(struct inofd *in, struct inofd__kw *kw, uint32_t mask)
 			   m->kind == INOFD__MEM_PARENT) {
 			m->reg->unsure = true;
 			in->unsure = true;
+		} else if ((mask & ~INOFD__LATE) && intree) {
+			/*
+			 * A plain watch's end, put late, on a directory whose
+			 * path it takes from a tree: the tree knows where it
+			 * is now, not where it was when it went.  No path,
+			 * for its IN_IGNORED too (the tree's node handed over
+			 * a name another inode had by then: oracle seed
+			 * 520084 -N -C).  Alone, it keeps its own.
+			 */
+			m->reg->lost = true;
 		}
 	}
 	inofd__paths_changed(in);

@@ -466,6 +466,8 @@ static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 	} else {
 		struct inofd__mem *n;
 
+		if (m->reg->lost)
+			return NULL;	/* its end came late (inofd__late()) */
 		/*
 		 * Inside a tree, the tree knows where the object is at each
 		 * record, unless it is unsure (a rename above its root not
@@ -562,4 +564,31 @@ int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)
 			if (kw->dev == dev && kw->ino == ino)
 				return kw->wd;
 	return -1;
+}
+
+/*
+ * After a loss (tree r unsure), its crawl put a directory the library
+ * already watched where it is now, or ended (run_one()'s sweep): that is
+ * the present.  The records queued before that step and not parsed yet
+ * are from the past, and a rename among the lost (fanotify's rename back
+ * that may hide a merged one, a kernel overflow) may have had the
+ * directory elsewhere then: their events could be given a path that was
+ * not true when they happened (a create under a directory renamed a -> b
+ * -> a -> b, read as a -> b, b -> a, reported at b when it was made at
+ * a).  The tree stays unsure, its events flagged INOFD_EVF_STALE_PATH,
+ * until the records the kernel held at the step are parsed (settle(),
+ * dispatch.c).  A directory watched for the first time needs none of
+ * this: its watch takes only records queued after it was made.
+ */
+void inofd__placed_now(struct inofd *in, struct inofd__reg *r)
+{
+	uint64_t at;
+
+	if (!r->unsure)
+		return;	/* no loss: the records in hand are in order */
+	at = inofd__stream_now(in);
+	in->unsure = true;
+	if (at > in->sure_pos)
+		in->sure_pos = at;
+	inofd__paths_changed(in);
 }

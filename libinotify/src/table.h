@@ -67,6 +67,8 @@ INOFD__HIDDEN bool inofd__node_below(const struct inofd__mem *a,
 INOFD__HIDDEN const char *inofd__mem_path(struct inofd *in,
 					  struct inofd__mem *m, size_t *len);
 INOFD__HIDDEN void inofd__paths_changed(struct inofd *in);
+/* A crawl put a directory of tree r, already watched, where it is now. */
+INOFD__HIDDEN void inofd__placed_now(struct inofd *in, struct inofd__reg *r);
 
 /* The kernel wd watching (dev, ino), or -1 (for tests). */
 INOFD__HIDDEN int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino);

@@ -250,10 +250,14 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 				goto out;
 			inofd__node_unlink(in, c);
 			inofd__node_link(in, m, c);
+			if (w->crawl)	/* after a loss: the present */
+				inofd__placed_now(in, r);
 		}
 		if (c->moving || c->shadow || c->xpart) {
 			/* found where it is, by identity */
 			c->moving = c->shadow = c->xpart = false;
+			if (w->crawl)
+				inofd__placed_now(in, r);
 			inofd__paths_changed(in);
 		}
 		if (!w->crawl) {
@@ -1297,8 +1301,10 @@ static void run_one(struct inofd *in, struct inofd__work *w)
 	}
 	r = inofd__reg_find(in, w->reg);	/* a failed job may end it */
 	if (r && w->crawl && w->crawl == r->gen && r->crawl_left &&
-	    --r->crawl_left == 0)
+	    --r->crawl_left == 0) {
 		sweep(in, r);
+		inofd__placed_now(in, r);	/* after a loss: catch up */
+	}
 	free(w);
 }
 

@@ -249,7 +249,9 @@ struct inofd__reg {
 	bool			file;		/* plain: not a directory (a name
 						 * of it can go while it lives) */
 	bool			lnk;		/* plain: a symlink itself */
-	bool			lost;		/* tree: location unknown */
+	bool			lost;		/* tree: location unknown; plain:
+						 * its end came late in a tree,
+						 * no path (inofd__late()) */
 	bool			moving;		/* tree: root rename pending */
 	bool			unsure;		/* tree: a rename above the root
 						 * was lost; events read since
@@ -454,6 +456,10 @@ struct inofd {
 	bool			sact;		/* a batch is streaming */
 	int			serr;		/* its error, for inofd_read() */
 	bool			unsure;		/* some reg is unsure */
+	/* the stream offset a walk placed a watched directory at: trees
+	 * unsure until the records before it are parsed (table.c) */
+	uint64_t		sure_pos;
+	bool			unsure_moved;	/* a rename applied meanwhile */
 	/* the kernel's event stream: bytes read (or fed) so far; the
 	 * offset of the record being applied, while at_rec (else "now");
 	 * the latest registration's born */
