@@ -63,24 +63,38 @@ check "... the host lane still ran to its end" [ "$(started h2)" = 1 ]
 check "... and the summary names the kernel lane" \
 	grep -q '^check: FAILED: kernel checks$' <<< "$out"
 
-# 4. an interrupt ends both lanes: no host target is left running
-#    (job control on: a background job of a script would ignore SIGINT,
-#    as the terminal's Ctrl-C never reaches it; make check runs in front)
-: > "$t/trace"
-set -m
-TRACE="$t/trace" MAKE="$t/make" "$top/scripts/check-lanes.sh" "$t/logs" \
-	"slow h2" k1 > "$t/int.out" 2>&1 &
-pid=$!
-set +m
-for _ in $(seq 50); do [ "$(started slow)" = 1 ] && break; sleep 0.1; done
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-sleep 0.5
-check "an interrupt ends make check (rc $rc)" [ "$rc" = 130 ]
-check "... and the host lane's running target" \
-	[ -z "$(pgrep -f "$t/make --no-print-directory slow")" ]
-check "... before it could go on to the next" [ "$(started h2)" = 0 ]
+# 4. a signal ends both lanes: no host target is left running.  Ctrl-C
+#    (SIGINT to the terminal's foreground group, which the host lane is
+#    not in) and SIGTERM take the same trap.  SIGINT cannot be tested
+#    where this test inherited it ignored (a background job of a shell
+#    without job control, as some CI runners start jobs): no trap can be
+#    set on it there, and a Ctrl-C could not reach make check either.
+interrupt() {
+	local sig=$1
+	: > "$t/trace"
+	set -m	# the job keeps SIGINT (a background job of a script would not)
+	TRACE="$t/trace" MAKE="$t/make" "$top/scripts/check-lanes.sh" \
+		"$t/logs" "slow h2" k1 > "$t/int.out" 2>&1 &
+	pid=$!
+	set +m
+	for _ in $(seq 300); do [ "$(started slow)" = 1 ] && break; sleep 0.1; done
+	kill -"$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	sleep 0.5
+	check "SIG$sig ends make check (rc $rc)" [ "$rc" = 130 ]
+	check "... and the host lane's running target" \
+		[ -z "$(pgrep -f "$t/make --no-print-directory slow")" ]
+	check "... before it could go on to the next" [ "$(started h2)" = 0 ]
+}
+interrupt TERM
+ignored=$(awk '/^SigIgn:/ { print $2 }' /proc/self/status)
+if (( 0x$ignored & 2 )); then
+	n=$((n + 1))
+	echo "ok $n - SIGINT ends make check # SKIP SIGINT was ignored when this test started (SigIgn $ignored)"
+else
+	interrupt INT
+fi
 
 echo "1..$n"
 [ "$fails" = 0 ]
