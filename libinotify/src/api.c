@@ -53,61 +53,85 @@ static int opts_ok(const void *o, size_t sz, size_t min, size_t known)
 	return 0;
 }
 
-int inofd_new(struct inofd **out, const struct inofd_opts *opts)
+/* What inofd_new() takes from its options and the environment. */
+struct new_cfg {
+	unsigned int flags, pair_ms, coalesce_ms, qmax;
+};
+
+/* Read and check the caller's options (NULL: all defaults). */
+static int new_cfg_read(struct new_cfg *c, const struct inofd_opts *opts)
 {
-	unsigned int flags = 0, pair_ms = 0, coalesce_ms = 0, qmax = 0;
-	struct inofd *in;
-	const char *env;
 	int r;
 
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
+	memset(c, 0, sizeof(*c));
 	if (opts) {
 		r = opts_ok(opts, opts->sz, OPTS_END(inofd_opts, sz),
 			    OPTS_END(inofd_opts, queue_max));
 		if (r)
 			return r;
 		if (opts->sz >= OPTS_END(inofd_opts, flags))
-			flags = opts->flags;
+			c->flags = opts->flags;
 		if (opts->sz >= OPTS_END(inofd_opts, pair_timeout_ms))
-			pair_ms = opts->pair_timeout_ms;
+			c->pair_ms = opts->pair_timeout_ms;
 		if (opts->sz >= OPTS_END(inofd_opts, coalesce_ms))
-			coalesce_ms = opts->coalesce_ms;
+			c->coalesce_ms = opts->coalesce_ms;
 		if (opts->sz >= OPTS_END(inofd_opts, queue_max))
-			qmax = opts->queue_max;
+			c->qmax = opts->queue_max;
 	}
-	if (flags & ~KNOWN_FLAGS)
+	if (c->flags & ~KNOWN_FLAGS)
 		return -EINVAL;
 	/* forcing two backends at once means nothing */
-	if ((flags & FORCE_FLAGS) & ((flags & FORCE_FLAGS) - 1))
+	if ((c->flags & FORCE_FLAGS) & ((c->flags & FORCE_FLAGS) - 1))
 		return -EINVAL;
-	if (pair_ms > 60000 || coalesce_ms > 3600000)
+	if (c->pair_ms > 60000 || c->coalesce_ms > 3600000)
 		return -EINVAL;
+	return 0;
+}
 
-	/*
-	 * The environment forces a backend only when the caller did not.  A
-	 * value it does not know is ignored: a knob must not stop programs.
-	 */
-	if (!(flags & FORCE_FLAGS)) {
-		env = secure_getenv("INOFD_BACKEND");
-		if (env && !strcmp(env, "kernel"))
-			flags |= INOFD_FORCE_KERNEL;
-		else if (env && !strcmp(env, "procfd"))
-			flags |= INOFD_FORCE_PROCFD;
-		else if (env && !strcmp(env, "fanotify"))
-			flags |= INOFD_FORCE_FANOTIFY;
-	}
+/*
+ * The environment forces a backend only when the caller did not.  A
+ * value it does not know is ignored: a knob must not stop programs.
+ */
+static unsigned int env_backend(unsigned int flags)
+{
+	const char *env;
+
+	if (flags & FORCE_FLAGS)
+		return flags;
+	env = secure_getenv("INOFD_BACKEND");
+	if (env && !strcmp(env, "kernel"))
+		flags |= INOFD_FORCE_KERNEL;
+	else if (env && !strcmp(env, "procfd"))
+		flags |= INOFD_FORCE_PROCFD;
+	else if (env && !strcmp(env, "fanotify"))
+		flags |= INOFD_FORCE_FANOTIFY;
+	return flags;
+}
+
+int inofd_new(struct inofd **out, const struct inofd_opts *opts)
+{
+	struct new_cfg c;
+	unsigned int flags;
+	struct inofd *in;
+	int r;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	r = new_cfg_read(&c, opts);
+	if (r)
+		return r;
+	flags = env_backend(c.flags);
 
 	in = calloc(1, sizeof(*in));
 	if (!in)
 		return -ENOMEM;
 	in->ifd = in->epfd = in->mwake = in->mfd = -1;
 	in->flags = flags;
-	in->pair_ms = pair_ms ? pair_ms : INOFD__PAIR_MS;
+	in->pair_ms = c.pair_ms ? c.pair_ms : INOFD__PAIR_MS;
 	in->id_moved = -1;
-	in->coalesce_ms = coalesce_ms;
-	in->qmax = qmax ? qmax : INOFD_QUEUE_MAX;
+	in->coalesce_ms = c.coalesce_ms;
+	in->qmax = c.qmax ? c.qmax : INOFD_QUEUE_MAX;
 	r = inofd__table_init(in);
 	if (r)
 		goto err;

@@ -11,7 +11,7 @@
  * Automatic choice: the kernel's ioctl (every inotify event, no handles),
  * then /proc/self/fd (stock inotify), then fanotify, only when /proc is
  * missing: it cannot report unmounts, merges events, and refuses some
- * file systems (DESIGN.md).
+ * file systems (docs/library.md, "Backends").
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -479,7 +479,8 @@ static const char *rec_step(const char **b, const char *end,
 }
 
 /*
- * Exchanges (renameat2(RENAME_EXCHANGE); DESIGN.md, "Exchanges").  The
+ * Exchanges (renameat2(RENAME_EXCHANGE); docs/library.md,
+ * "The rename engine").  The
  * kernel reports one as two renames, each with its cookie, one after the
  * other under the same locks:
  *   MOVED_FROM(x,c1) MOVED_TO(y,c1) MOVE_SELF(X) MOVED_FROM(y,c2)

@@ -37,23 +37,23 @@
 /*
  * One batch is one buffer of records, whose events stay valid until the
  * next read.  A stream step makes 128 events (about 20 KiB with their
- * paths, inside a 32 KiB L1d) just before they are taken (DESIGN.md, "The
- * streamed iterator"); 64 KiB is the raw loop's read size, and a 32 KiB
+ * paths, inside a 32 KiB L1d) just before they are taken (docs/library.md,
+ * "From the kernel to the caller"); 64 KiB is the raw loop's read size, and a 32 KiB
  * batch, which fits a 256 KiB L2 whole, cost 2% more by instruction count
  * at depth 8 (bench 1d).
  */
-#ifndef INOFD__READ_BUF		/* -D for stress builds (DESIGN.md) */
+#ifndef INOFD__READ_BUF		/* -D for stress builds (docs/library.md) */
 #define INOFD__READ_BUF		(64 * 1024)
 #endif
 #ifndef INOFD__READ_MIN
 #define INOFD__READ_MIN		(16 * 1024)	/* a read() gets at least this */
 #endif
 #define INOFD__READ_ROUNDS	64	/* read() calls per inofd_read() */
-#ifndef INOFD__STREAM_RECS	/* -D for stress builds (DESIGN.md) */
+#ifndef INOFD__STREAM_RECS	/* -D for stress builds (docs/library.md) */
 #define INOFD__STREAM_RECS	128	/* records parsed per stream step */
 #endif
 #define INOFD__BACKLOG_MAX	(8u << 20)	/* read after an overflow, at most */
-#ifndef INOFD__WALK_BUDGET	/* -D for stress builds (DESIGN.md) */
+#ifndef INOFD__WALK_BUDGET	/* -D for stress builds (docs/library.md) */
 #define INOFD__WALK_BUDGET	1024	/* directory entries listed per inofd_read() */
 #endif
 #define INOFD__PEND_MAX		4096	/* pending IN_MOVED_FROM halves */
@@ -213,7 +213,8 @@ struct inofd__mem {
 	bool			paired;		/* moved_to(): source taken */
 	bool			moving;		/* its IN_MOVED_FROM waits for a
 						 * pair: no path until then */
-	/* a rename landed on its name (DESIGN.md, "Exchanges"): */
+	/* a rename landed on its name (docs/library.md,
+	 * "The rename engine"): */
 	bool			xpart;		/* exchanged: the next
 						 * IN_MOVED_FROM of its name is
 						 * its own */

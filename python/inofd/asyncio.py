@@ -44,7 +44,17 @@ class Events(AsyncIterator[Event]):
             ev = self._ready[self._pos]
             self._pos += 1
             return ev
-        loop = _asyncio.get_running_loop()
+        try:
+            return await self._wait(_asyncio.get_running_loop())
+        except ValueError:
+            # closed by another thread between two of our calls
+            if self._ino.closed:
+                raise StopAsyncIteration from None
+            raise
+
+    async def _wait(self, loop: _asyncio.AbstractEventLoop) -> Event:
+        """The next event, reading and waiting as often as needed; a
+        ValueError if the instance was closed under us."""
         while True:
             if self._ino.closed:
                 raise StopAsyncIteration
@@ -75,7 +85,11 @@ class Events(AsyncIterator[Event]):
                         pass
 
             loop.add_reader(fd, wake)
-            self._ino._add_close_hook(closing)
+            try:
+                self._ino._add_close_hook(closing)
+            except BaseException:
+                loop.remove_reader(fd)
+                raise
             handle = loop.call_later(t / 1000.0, wake) if t > 0 else None
             try:
                 await fut

@@ -22,19 +22,24 @@ while [ $# -gt 0 ]; do
 	[ "$1" = -pidfile ] && echo $$ > "$2"
 	shift
 done
+if [ -n "${FAKE_QEMU_ERROR:-}" ]; then
+	echo "qemu-system-x86_64: $FAKE_QEMU_ERROR" >&2
+	exit 1
+fi
 echo "inofd: guest userspace up at 0.5s"
-echo "=== inofd tests ==="
+echo "=== inofd ${FAKE_MODE:-tests} ==="
 eval "$FAKE_GUEST"
 FAKE
 chmod +x "$t/qemu"
 touch "$t/bzImage" "$t/initrd"
 
-# guest NAME FRAGMENT [VAR=VALUE...]: one run; sets $rc, $out, $secs
+# guest NAME FRAGMENT [VAR=VALUE...]: one run (MODE, default check);
+# sets $rc, $out, $secs
 guest() {
 	local name=$1 frag=$2 t0=$EPOCHREALTIME
 	shift 2
 	out=$(env QEMU="$t/qemu" ACCEL=tcg FAKE_GUEST="$frag" "$@" \
-		"$top/scripts/run-guest.sh" check "$t/bzImage" "$t/initrd" \
+		"$top/scripts/run-guest.sh" "${MODE:-check}" "$t/bzImage" "$t/initrd" \
 		"$t/$name.log" 2>&1)
 	rc=$?
 	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
@@ -80,7 +85,23 @@ check "a guest past QEMU_TIMEOUT fails (rc $rc)" [ "$rc" = 1 ]
 check "... with the cap's message" grep -q 'FAIL: QEMU timed out after 4s' <<< "$out"
 check "... not the silence bound's" lacks 'no line from the guest' <<< "$out"
 
-# 5. the Makefile: each variant's bounds reach the run they belong to,
+# 5. demo and bench pass on the guest's own last line, not on QEMU's
+#    status alone: QEMU that cannot open the initrd exits 1 too.
+MODE=bench guest bench-ok 'echo "=== inofd bench exit 0 ==="; exit 1' \
+	FAKE_MODE=bench QEMU_TIMEOUT=60
+check "a bench that ends well passes (rc $rc)" [ "$rc" = 0 ]
+check "... and says so" grep -q '^run-guest: bench passed' <<< "$out"
+MODE=bench guest bench-noinitrd '' QEMU_TIMEOUT=60 \
+	FAKE_QEMU_ERROR="could not load initrd '/nonexistent'"
+check "QEMU that cannot open the initrd fails a bench (rc $rc)" [ "$rc" = 1 ]
+check "... naming QEMU's error" \
+	grep -q "FAIL: QEMU exited with status 1 before the guest started: .*could not load initrd" <<< "$out"
+check "... and not reported as passed" lacks 'bench passed' <<< "$out"
+MODE=demo guest demo-cut 'echo "half a story"; exit 1' FAKE_MODE=demo QEMU_TIMEOUT=60
+check "a demo that ends without its last line fails (rc $rc)" [ "$rc" = 1 ]
+check "... with the reason" grep -q 'FAIL: the guest did not report the end of its demo' <<< "$out"
+
+# 6. the Makefile: each variant's bounds reach the run they belong to,
 #    also through a DEBUG=1 sub-make of a default make (as make check runs
 #    the debug suite), and what the user gives reaches every run.
 cat > "$t/sub.mk" <<'MK'

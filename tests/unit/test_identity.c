@@ -504,8 +504,8 @@ static void identity_through_unwatched_dir(void **state)
  * through a directory made in the same batch, not watched yet, and come
  * back: that directory's watch went with the move out, so the rename's TO
  * is on a removed watch, and n3/n3 is a move out, found again by the walk
- * as new where it is now (DESIGN.md, "a record on a watch the library
- * removed").  Never silently gone: whatever the events say, it is there in
+ * as new where it is now (docs/library.md, "The rename engine": "a
+ * record on a watch the library removed").  Never silently gone: whatever the events say, it is there in
  * them, with its file's deletion or without the file, and it is watched.
  */
 static void identity_into_come_back(void **state)
