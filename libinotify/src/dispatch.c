@@ -587,6 +587,7 @@ static int read_backlog(struct inofd *in, bool check)
 		fill += (size_t)n;
 		in->kpos += (uint64_t)n;
 	}
+	inofd__mounts_peek(in);
 	free(in->buf2);
 	in->buf2 = b;			/* names point into it: kept to the
 					 * next read, as buf is */
@@ -847,6 +848,8 @@ int inofd__read(struct inofd *in)
 		fill = (size_t)got;
 		in->more = !again;	/* known to the parse: see overflow() */
 		in->kpos += fill;
+		if (fill)
+			inofd__mounts_peek(in);	/* a mount change before? */
 		if (in->chain_short && fill)
 			inofd__tree_recheck(in);	/* holes above roots */
 		in->scur = in->buf;

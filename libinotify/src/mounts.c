@@ -633,110 +633,242 @@ static size_t went(struct inofd *in, int id, const char *old, struct item *v)
 	return n;
 }
 
+/*
+ * The mount points that came, went or moved from the last table to this
+ * one (tab, n, its paths in buf), into v (room for 2 * n + 2 * nmtab +
+ * nmrec items): by id, a mount in the last table only went, one in this
+ * table only came, one in both with another path or source moved (or went
+ * and its id was taken again).  placed: a mount that went is placed by
+ * what was recorded when it was seen (went(), which forgets the record);
+ * else by its last path only.  The number of items.
+ */
+static size_t diff(struct inofd *in, const char *buf,
+		   const struct inofd__mnt *tab, size_t n, struct item *v,
+		   bool placed)
+{
+	size_t i, j, nv = 0;
+
+	for (i = j = 0; i < in->nmtab || j < n;) {
+		const struct inofd__mnt *o = i < in->nmtab ? &in->mtab[i] : NULL;
+		const struct inofd__mnt *w = j < n ? &tab[j] : NULL;
+		const char *op = o ? in->mnames + o->off : NULL;
+		const char *np = w ? buf + w->off : NULL;
+		bool gone = o && (!w || o->id < w->id);
+		bool came = w && (!o || w->id < o->id);
+
+		if (!gone && !came &&
+		    (strcmp(op, np) || !same_src(in->mnames + o->src,
+						  buf + w->src)))
+			gone = came = true;	/* moved, or id taken again */
+		if (gone && placed)
+			nv += went(in, o->id, op, v + nv);
+		else if (gone)
+			v[nv++] = (struct item){ .path = op, .id = o->id };
+		if (came)
+			v[nv++] = (struct item){ .path = np, .id = w->id,
+						 .here = true };
+		if (o && (!w || o->id <= w->id))
+			i++;
+		if (w && (!o || w->id <= o->id))
+			j++;
+	}
+	return nv;
+}
+
+/* v (nv items, their paths freed here if own): each path once, shallow
+ * first, acted on in every tree. */
+static void act_all(struct inofd *in, struct item *v, size_t nv)
+{
+	size_t i, k;
+
+	qsort(v, nv, sizeof(*v), cmp_item);
+	for (i = k = 0; i < nv; i++) {
+		if (k && !strcmp(v[k - 1].path, v[i].path)) {
+			if (v[i].own)
+				free((char *)v[i].path);
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	act(in, v, k, NULL);
+	for (i = 0; i < k; i++)
+		if (v[i].own)
+			free((char *)v[i].path);
+}
+
+/*
+ * The table changed (or a mount was not placed: every): act on what
+ * changed from the last table to this one (without memory for it, every
+ * tree is walked again instead).
+ */
+static void changes(struct inofd *in, const char *buf,
+		    const struct inofd__mnt *tab, size_t n, bool every)
+{
+	/* two items per mount that moved, one per tree holding one that
+	 * went, and every mount of the table now */
+	struct item *v = malloc((3 * n + 2 * in->nmtab + in->nmrec + 1) *
+				sizeof(*v));
+	size_t i, nv;
+
+	if (!v) {
+		in->rescan_due = in->crawl_due = true;
+		return;
+	}
+	nv = diff(in, buf, tab, n, v, true);
+	/*
+	 * Every mount where it is now, too (the same ones: no change).  A
+	 * umount and a mount at one place can leave the table as it was,
+	 * line for line: the mount id, the anonymous device number and the
+	 * root are reused (a tmpfs unmounted and another mounted, in one
+	 * batch).  Identity says.
+	 */
+	if (every)
+		for (i = 0; i < n; i++)
+			v[nv++] = (struct item){ .path = buf + tab[i].off,
+						 .id = tab[i].id,
+						 .here = true };
+	if (nv)
+		act_all(in, v, nv);
+	free(v);
+}
+
+/* Each tree r whose mount table change mounts_peek() saw is acted on now:
+ * its events are what its paths say again (inofd__tree_sure()). */
+static void stale_done(struct inofd *in)
+{
+	unsigned int i;
+	struct inofd__reg *r;
+
+	for (i = 0; i < in->regsize; i++)
+		for (r = in->regtab[i]; r; r = r->hnext)
+			if (r->mstale) {
+				r->mstale = false;
+				in->unsure = true;	/* settle() looks */
+			}
+}
+
 void inofd__mounts_check(struct inofd *in)
 {
 	struct pollfd pf = { .fd = in->mfd, .events = POLLPRI };
 	struct inofd__mnt *tab = NULL;
-	struct item *v;
-	size_t n = 0, i, j, nv = 0;
+	size_t n = 0;
 	char *buf = NULL;
 	bool retry, changed;
-	int e;
 
 	if (!in->mtrees || in->mfd < 0)
 		return;
-	/* POLLPRI once per change of the table (and open file) */
+	/* POLLPRI once per change of the table (and open file); a change a
+	 * peek consumed is in->mchanged */
 	if (poll(&pf, 1, 0) < 0)
 		return;
 	retry = in->mretry;
 	in->mretry = false;
-	changed = pf.revents & (POLLPRI | POLLERR);
+	changed = (pf.revents & (POLLPRI | POLLERR)) || in->mchanged;
+	in->mchanged = false;
 	if (changed)
 		in->mtries = 0;
 	else if (retry)
 		in->mtries++;
 	else if (in->mknown)
 		return;
-	e = read_table(in->mfd, &buf, &tab, &n);
-	if (e) {
+	if (read_table(in->mfd, &buf, &tab, &n)) {
 		/* not known: every tree is walked again, by identity */
 		in->rescan_due = in->crawl_due = true;
 		in->mknown = false;
+		stale_done(in);
 		return;
 	}
-	if (!in->mknown)
-		goto keep;
-	/* two items per mount that moved, one per tree holding one that
-	 * went, and every mount of the table now */
-	v = malloc((3 * n + 2 * in->nmtab + in->nmrec + 1) * sizeof(*v));
-	if (!v) {
-		in->rescan_due = in->crawl_due = true;
-		goto keep;
-	}
-	/* by id: what went, what came, what moved */
-	for (i = j = 0; i < in->nmtab || j < n;) {
-		const struct inofd__mnt *o = i < in->nmtab ? &in->mtab[i] : NULL;
-		const struct inofd__mnt *w = j < n ? &tab[j] : NULL;
-		const char *op = o ? in->mnames + o->off : NULL;
-		const char *np = w ? buf + w->off : NULL;
-
-		if (o && (!w || o->id < w->id)) {
-			nv += went(in, o->id, op, v + nv);
-			i++;
-		} else if (w && (!o || w->id < o->id)) {
-			v[nv++] = (struct item){ .path = np, .id = w->id,
-						 .here = true };
-			j++;
-		} else {
-			if (strcmp(op, np) || !same_src(in->mnames + o->src,
-							 buf + w->src)) {
-				/* moved, or gone and its id taken again */
-				nv += went(in, o->id, op, v + nv);
-				v[nv++] = (struct item){ .path = np,
-							 .id = w->id,
-							 .here = true };
-			}
-			i++;
-			j++;
-		}
-	}
-	/*
-	 * The table changed, or a mount was not placed: every mount where it
-	 * is now, too (the same ones: no change).  A umount and a mount at
-	 * one place can leave the table as it was, line for line: the mount
-	 * id, the anonymous device number and the root are reused (a tmpfs
-	 * unmounted and another mounted, in one batch).  Identity says.
-	 */
-	if (retry || changed)
-		for (i = 0; i < n; i++)
-			v[nv++] = (struct item){ .path = buf + tab[i].off,
-						 .id = tab[i].id,
-						 .here = true };
-	if (nv) {
-		size_t k;
-
-		qsort(v, nv, sizeof(*v), cmp_item);
-		for (i = k = 0; i < nv; i++) {
-			if (k && !strcmp(v[k - 1].path, v[i].path)) {
-				if (v[i].own)
-					free((char *)v[i].path);
-				continue;
-			}
-			v[k++] = v[i];
-		}
-		act(in, v, k, NULL);
-		for (i = 0; i < k; i++)
-			if (v[i].own)
-				free((char *)v[i].path);
-	}
-	free(v);
-keep:
+	if (in->mknown)
+		changes(in, buf, tab, n, retry || changed);
 	free(in->mtab);
 	free(in->mnames);
 	in->mtab = tab;
 	in->mnames = buf;
 	in->nmtab = n;
 	in->mknown = true;
+	stale_done(in);
+}
+
+/* Is mount point p (pl bytes) on root (rl bytes), above it or below it? */
+static bool near(const char *root, size_t rl, const char *p, size_t pl)
+{
+	size_t k = pl < rl ? pl : rl;
+
+	if (strncmp(root, p, k))
+		return false;
+	if (pl == rl || rl == 1 || pl == 1)
+		return true;
+	return pl < rl ? root[pl] == '/' : p[rl] == '/';
+}
+
+/* Tree r is unsure until the table is acted on, if a point of v is near. */
+static void peek_tree(struct inofd *in, struct inofd__reg *r,
+		      const struct item *v, size_t nv)
+{
+	char *root = realpath(r->path, NULL);
+	const char *rp = root ? root : r->path;
+	size_t i, rl = strlen(rp);
+
+	for (i = 0; i < nv; i++) {
+		if (!root || near(rp, rl, v[i].path, strlen(v[i].path))) {
+			r->mstale = r->unsure = true;
+			in->unsure = true;
+			break;
+		}
+	}
+	free(root);
+}
+
+/*
+ * Records were just read (not parsed yet).  A mount change and records
+ * have no common order: the kernel tells the one to mountinfo's poll and
+ * the other to inotify, and the table is acted on only after the batch
+ * (inofd__mounts_check(), which needs every record parsed).  Records read
+ * after the table changed may be from after the change: a tree with a
+ * mount point that came, went or moved inside it, on its root or above
+ * it has no path it can vouch for, until the check has acted: it is
+ * unsure, its events flagged INOFD_EVF_STALE_PATH.  A change seen here
+ * was before every record read since the last look, and after every
+ * record read before it: the flag is on exactly the records that may
+ * follow the change.  (The poll consumes the change: in->mchanged tells
+ * the check.)
+ */
+void inofd__mounts_peek(struct inofd *in)
+{
+	struct pollfd pf = { .fd = in->mfd, .events = POLLPRI };
+	struct inofd__mnt *tab;
+	struct item *v;
+	size_t n, nv;
+	unsigned int i;
+	char *buf;
+
+	if (!in->mtrees || in->mfd < 0 || !in->mknown ||
+	    poll(&pf, 1, 0) <= 0 || !(pf.revents & (POLLPRI | POLLERR)))
+		return;
+	in->mchanged = true;
+	if (read_table(in->mfd, &buf, &tab, &n)) {
+		buf = NULL;
+		tab = NULL;
+		n = 0;
+	}
+	v = malloc((2 * n + 2 * in->nmtab + 1) * sizeof(*v));
+	/* not known where: every tree (the root's own path is near all) */
+	nv = v && buf ? diff(in, buf, tab, n, v, false) : 0;
+	if (v && !buf)
+		v[nv++] = (struct item){ .path = "/" };
+	for (i = 0; v && i < in->regsize; i++) {
+		struct inofd__reg *r;
+
+		for (r = in->regtab[i]; r; r = r->hnext)
+			if (r->kind == INOFD__REG_TREE && r->path && !r->lost)
+				peek_tree(in, r, v, nv);
+	}
+	if (!v)	/* nothing can be flagged: a loss */
+		in->rescan_due = in->crawl_due = true;
+	inofd__paths_changed(in);
+	free(v);
+	free(buf);
+	free(tab);
 }
 
 void inofd__mounts_free(struct inofd *in)

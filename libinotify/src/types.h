@@ -257,6 +257,10 @@ struct inofd__reg {
 	bool			chain_short;	/* tree: the watches above the
 						 * root could not all be made:
 						 * every event is flagged */
+	bool			mstale;		/* tree: the mount table changed
+						 * where it lies, and has not
+						 * been acted on yet: unsure
+						 * (mounts.c, mounts_peek()) */
 	void			*data;
 	char			*path;		/* plain/tree root; may be NULL */
 	struct inofd__mem	*root;		/* plain member or tree root */
@@ -473,6 +477,9 @@ struct inofd {
 	bool			mretry;		/* a mount the tree could not
 						 * place: read the table again */
 	unsigned int		mtries;		/* retries since a change */
+	bool			mchanged;	/* the table changed: seen (and
+						 * consumed) by a peek, not yet
+						 * acted on */
 	ino_t			mns;		/* the mount namespace's inode */
 	struct inofd__mnt	*mtab;		/* by id */
 	size_t			nmtab;
