@@ -304,7 +304,7 @@ run_watch(struct inofd *in, struct run *u, int wd, const char *rec)
 		return;
 	r = m->reg;
 	if (r->oneshot || (r->kind == INOFD__REG_PLAIN && r->stale) ||
-	    r->unsure)
+	    r->unsure || r->mstale)
 		return;
 	if (!inofd__mem_path(in, m, &dl))
 		return;		/* no path: the name stays in the buffer */

@@ -732,8 +732,8 @@ static void changes(struct inofd *in, const char *buf,
 	free(v);
 }
 
-/* Each tree r whose mount table change mounts_peek() saw is acted on now:
- * its events are what its paths say again (inofd__tree_sure()). */
+/* The table is acted on: what inofd__mounts_peek() flagged is not any more
+ * (the nodes it marked keep an old generation). */
 static void stale_done(struct inofd *in)
 {
 	unsigned int i;
@@ -741,10 +741,8 @@ static void stale_done(struct inofd *in)
 
 	for (i = 0; i < in->regsize; i++)
 		for (r = in->regtab[i]; r; r = r->hnext)
-			if (r->mstale) {
-				r->mstale = false;
-				in->unsure = true;	/* settle() looks */
-			}
+			r->mstale = false;
+	inofd__paths_changed(in);
 }
 
 void inofd__mounts_check(struct inofd *in)
@@ -801,21 +799,66 @@ static bool near(const char *root, size_t rl, const char *p, size_t pl)
 	return pl < rl ? root[pl] == '/' : p[rl] == '/';
 }
 
-/* Tree r is unsure until the table is acted on, if a point of v is near. */
-static void peek_tree(struct inofd *in, struct inofd__reg *r,
-		      const struct item *v, size_t nv)
+/* Tree r's events on m and below are flagged until the table is acted on. */
+static void mark(struct inofd__reg *r, struct inofd__mem *m)
+{
+	if (!r->mstale) {
+		r->mstale = true;
+		if (++r->mgen == 0)	/* 0: a node never marked */
+			r->mgen = 1;
+	}
+	m->mgen = r->mgen;
+}
+
+/*
+ * Mount point p changed: the node of tree r (root real at root, rl bytes)
+ * whose path it is is marked, or the deepest node on the way to it (a
+ * mount on a directory the tree does not hold: its parent's events are
+ * the ones that may name it), or the root for a point on it or above it.
+ */
+static void peek_point(struct inofd__reg *r, const char *root, size_t rl,
+		       const char *p)
+{
+	size_t pl = strlen(p);
+	struct inofd__mem *m = r->root, *c;
+	char comp[NAME_MAX + 1];
+	const char *s;
+
+	if (!near(root, rl, p, pl))
+		return;
+	if (pl <= rl) {
+		mark(r, m);
+		return;
+	}
+	for (s = p + (rl == 1 ? 1 : rl + 1); *s; s += *s == '/') {
+		size_t len = strcspn(s, "/");
+
+		if (!len || len > NAME_MAX)
+			break;
+		memcpy(comp, s, len);
+		comp[len] = '\0';
+		s += len;
+		c = inofd__node_child(m, comp);
+		if (!c)
+			break;
+		m = c;
+	}
+	mark(r, m);
+}
+
+/* Tree r, for each changed point of v. */
+static void peek_tree(struct inofd__reg *r, const struct item *v, size_t nv)
 {
 	char *root = realpath(r->path, NULL);
-	const char *rp = root ? root : r->path;
-	size_t i, rl = strlen(rp);
+	size_t i;
 
-	for (i = 0; i < nv; i++) {
-		if (!root || near(rp, rl, v[i].path, strlen(v[i].path))) {
-			r->mstale = r->unsure = true;
-			in->unsure = true;
-			break;
-		}
+	/* its root where no path leads (a mount over it): all of it */
+	if (!root) {
+		mark(r, r->root);
+		return;
 	}
+	for (i = 0; i < nv; i++)
+		peek_point(r, root, strlen(root), v[i].path);
 	free(root);
 }
 
@@ -860,8 +903,9 @@ void inofd__mounts_peek(struct inofd *in)
 		struct inofd__reg *r;
 
 		for (r = in->regtab[i]; r; r = r->hnext)
-			if (r->kind == INOFD__REG_TREE && r->path && !r->lost)
-				peek_tree(in, r, v, nv);
+			if (r->kind == INOFD__REG_TREE && r->path &&
+			    r->root && !r->lost)
+				peek_tree(r, v, nv);
 	}
 	if (!v)	/* nothing can be flagged: a loss */
 		in->rescan_due = in->crawl_due = true;

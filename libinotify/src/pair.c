@@ -357,6 +357,19 @@ void inofd__subtree_free(struct inofd *in, struct inofd__mem *m)
 
 bool inofd__mem_unsure(const struct inofd__mem *m)
 {
+	const struct inofd__reg *r = m->reg;
+
 	/* a plain watch takes no path from an unsure tree (table.c) */
-	return m->reg->unsure;
+	if (r->unsure)
+		return true;
+	if (!r->mstale)
+		return false;
+	/* a mount changed on m or above it, not acted on yet (mounts.c);
+	 * the watches above the root: on the root or above it */
+	if (m->kind != INOFD__MEM_NODE)
+		m = r->root;
+	for (; m; m = m->parent)
+		if (m->mgen == r->mgen)
+			return true;
+	return false;
 }

@@ -905,7 +905,7 @@ static bool tree_knows(struct inofd *in, struct inofd__kw *kw)
 	size_t len;
 
 	for (n = kw->mems; n; n = n->kwnext)
-		if (n->kind == INOFD__MEM_NODE && !n->reg->unsure &&
+		if (n->kind == INOFD__MEM_NODE && !inofd__mem_unsure(n) &&
 		    !n->reg->lost && inofd__mem_path(in, n, &len))
 			return true;
 	return false;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "pair.h"
 #include "pool.h"
 #include "table.h"
 
@@ -474,7 +475,7 @@ static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 		 * the watch's own path, as outside any tree.
 		 */
 		for (n = m->kw->mems; n; n = n->kwnext)
-			if (n->kind == INOFD__MEM_NODE && !n->reg->unsure &&
+			if (n->kind == INOFD__MEM_NODE && !inofd__mem_unsure(n) &&
 			    !n->reg->lost)
 				return inofd__mem_path(in, n, len) ?
 				       memcpy_path(m, n->pc, *len, len) : NULL;

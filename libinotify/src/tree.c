@@ -851,7 +851,7 @@ void inofd__tree_sure(struct inofd *in)
 		struct inofd__reg *r;
 
 		for (r = in->regtab[i]; r; r = r->hnext)
-			r->unsure = r->chain_short || r->mstale;
+			r->unsure = r->chain_short;
 	}
 	in->unsure = false;
 	inofd__paths_changed(in);

@@ -219,6 +219,10 @@ struct inofd__mem {
 						 * its own */
 	bool			shadow;		/* replaced, or unknown: never
 						 * found by name */
+	unsigned int		mgen;		/* reg->mgen while reg->mstale:
+						 * a mount changed on it or
+						 * below, not acted on yet
+						 * (inofd__mounts_peek()) */
 	/* cached full path (NULL path: pc_null); an entry's path is the
 	 * first pclen bytes of pc, a '/', and the name at pcjoin; pccap
 	 * is pclen + 1 rounded up to 16 or more (the fast path copies
@@ -258,9 +262,11 @@ struct inofd__reg {
 						 * root could not all be made:
 						 * every event is flagged */
 	bool			mstale;		/* tree: the mount table changed
-						 * where it lies, and has not
-						 * been acted on yet: unsure
-						 * (mounts.c, mounts_peek()) */
+						 * in it (nodes of mgen) or
+						 * above it (its root), not
+						 * acted on yet: those events
+						 * are flagged */
+	unsigned int		mgen;		/* tree: mstale's generation */
 	void			*data;
 	char			*path;		/* plain/tree root; may be NULL */
 	struct inofd__mem	*root;		/* plain member or tree root */

@@ -253,6 +253,9 @@ struct run {
 	bool lost;		/* the library reported a loss for the tree */
 	int errors, rescans;
 	int rescans_at_check;	/* rescans when the last check began */
+	/* mount points (absolute) that changed since the last check */
+	char **mchg;
+	int nmchg;
 	unsigned long stale_flagged;	/* tree events flagged maybe stale */
 
 	struct probe *probes;
@@ -922,14 +925,61 @@ static void describe(struct run *r, const struct inofd_event *ev, char *b,
 		 ev->from_path ? ev->from_path : "");
 }
 
+/* A mount point changed (mount, umount, move: both ends) since the last
+ * check: its absolute path. */
+static void mchg_add(struct run *r, const char *abs)
+{
+	char **v = realloc(r->mchg, (r->nmchg + 1) * sizeof(*v));
+
+	if (!v || !(v[r->nmchg] = strdup(abs))) {
+		fprintf(stderr, "oracle: out of memory\n");
+		exit(2);
+	}
+	r->mchg = v;
+	r->nmchg++;
+}
+
+static void mchg_reset(struct run *r)
+{
+	while (r->nmchg)
+		free(r->mchg[--r->nmchg]);
+}
+
+/* Is the directory an event with path (and name) is on at, below or above
+ * a mount point that changed since the last check? */
+static bool mount_near(const struct run *r, const char *path,
+		       const char *name)
+{
+	size_t dl, ml;
+	int i;
+
+	if (!path)
+		return false;
+	dl = strlen(path);
+	if (name && dl > strlen(name))
+		dl -= strlen(name) + 1;
+	for (i = 0; i < r->nmchg; i++) {
+		ml = strlen(r->mchg[i]);
+		if (!strncmp(path, r->mchg[i], dl < ml ? dl : ml) &&
+		    (dl == ml || (dl < ml ? r->mchg[i][dl] : path[ml]) == '/'))
+			return true;
+	}
+	return false;
+}
+
 /*
  * A tree's event may be flagged INOFD_EVF_STALE_PATH after a loss the
  * library reported since the last check, or after it reported an ERROR
- * for the tree at all.
+ * for the tree at all, or (inofd_read(3)) read after the mount table
+ * changed and before the library acted on it, in a directory at, below
+ * or above a mount point that changed (mount, umount, mount --move):
+ * the change and the records have no common order.
  */
-static bool stale_ok(const struct run *r)
+static bool stale_ok(const struct run *r, const struct inofd_event *ev)
 {
-	return r->rescans != r->rescans_at_check || r->lost;
+	return r->rescans != r->rescans_at_check || r->lost ||
+	       mount_near(r, ev->path, ev->name) ||
+	       mount_near(r, ev->from_path, ev->from_name);
 }
 
 /* Paths a registration's events are held to: see the file comment. */
@@ -964,7 +1014,7 @@ static void check_path(struct run *r, const struct inofd_event *ev,
 	 * to the history.
 	 */
 	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH) &&
-	    stale_ok(r)) {
+	    stale_ok(r, ev)) {
 		r->stale_flagged++;
 		return;
 	}
@@ -1174,7 +1224,7 @@ static void writer_path(struct run *r, const struct inofd_event *ev,
 	if (g && !g->tree && g->moved)
 		return;
 	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH) &&
-	    stale_ok(r)) {
+	    stale_ok(r, ev)) {
 		r->stale_flagged++;
 		return;
 	}
@@ -1267,7 +1317,7 @@ static void probe_event(struct run *r, const struct inofd_event *ev)
 	if (g && g->tree) {
 		pr->n_tree++;
 		/* flagged maybe stale where allowed: the path may be wrong */
-		if ((ev->flags & INOFD_EVF_STALE_PATH) && stale_ok(r))
+		if ((ev->flags & INOFD_EVF_STALE_PATH) && stale_ok(r, ev))
 			return;
 		if (ev->path ? strcmp(ev->path, pr->path) != 0 : !r->lost) {
 			if (!pr->bad[0])
@@ -1364,7 +1414,7 @@ static void event(struct run *r, const struct inofd_event *ev)
 		diverge(r, "[type] INOFD_EV_CHANGED without coalescing");
 		return;
 	}
-	if (g->tree && (ev->flags & INOFD_EVF_STALE_PATH) && !stale_ok(r)) {
+	if (g->tree && (ev->flags & INOFD_EVF_STALE_PATH) && !stale_ok(r, ev)) {
 		describe(r, ev, d, sizeof(d));
 		diverge(r, "[stale-flag] a tree's event flagged stale with no loss reported since the last check, and no error for the tree: %s",
 			d);
@@ -1915,6 +1965,7 @@ static bool mount_op(struct run *r)
 		note(r, "mount -t tmpfs oracle %s", b);
 	}
 	r->tick++;
+	mchg_add(r, abs);
 	mt->active = true;
 	mt->mp = d;
 	snprintf(mt->path, sizeof(mt->path), "%s", b);
@@ -1962,6 +2013,7 @@ static bool umount_op(struct run *r, int which)
 		note(r, "umount %s", b);
 	}
 	r->tick++;
+	mchg_add(r, abs);
 	while (d->nkid) {
 		struct node *k2 = d->kid[d->nkid - 1];
 
@@ -3154,6 +3206,7 @@ static void check(struct run *r, const char *when)
 	if (!r->failed)
 		dep_check(r);
 	r->rescans_at_check = r->rescans;
+	mchg_reset(r);
 	if (r->failed)
 		goto out;
 
@@ -3540,6 +3593,8 @@ static void cleanup(struct run *r)
 	for (i = 0; i < r->nlog; i++)
 		free(r->log[i]);
 	free(r->log);
+	mchg_reset(r);
+	free(r->mchg);
 }
 
 static long sysctl_get(void)
