@@ -787,18 +787,6 @@ void inofd__mounts_check(struct inofd *in)
 	stale_done(in);
 }
 
-/* Is mount point p (pl bytes) on root (rl bytes), above it or below it? */
-static bool near(const char *root, size_t rl, const char *p, size_t pl)
-{
-	size_t k = pl < rl ? pl : rl;
-
-	if (strncmp(root, p, k))
-		return false;
-	if (pl == rl || rl == 1 || pl == 1)
-		return true;
-	return pl < rl ? root[pl] == '/' : p[rl] == '/';
-}
-
 /* Tree r's events on m and below are flagged until the table is acted on. */
 static void mark(struct inofd__reg *r, struct inofd__mem *m)
 {
@@ -811,55 +799,99 @@ static void mark(struct inofd__reg *r, struct inofd__mem *m)
 }
 
 /*
- * Mount point p changed: the node of tree r (root real at root, rl bytes)
- * whose path it is is marked, or the deepest node on the way to it (a
- * mount on a directory the tree does not hold: its parent's events are
- * the ones that may name it), or the root for a point on it or above it.
+ * Tree r's directory of identity (dev, ino): its node, or NULL; *above:
+ * it is a directory above the root (a watch of the root's chain).
  */
-static void peek_point(struct inofd__reg *r, const char *root, size_t rl,
-		       const char *p)
+static struct inofd__mem *member(struct inofd *in, struct inofd__reg *r,
+				 dev_t dev, ino_t ino, bool *above)
 {
-	size_t pl = strlen(p);
-	struct inofd__mem *m = r->root, *c;
-	char comp[NAME_MAX + 1];
-	const char *s;
+	int wd = inofd__kwd_of(in, dev, ino);
+	struct inofd__kw *kw = wd >= 0 ? inofd__kw_find(in, wd) : NULL;
+	struct inofd__mem *m;
 
-	if (!near(root, rl, p, pl))
-		return;
-	if (pl <= rl) {
-		mark(r, m);
+	*above = false;
+	for (m = kw ? kw->mems : NULL; m; m = m->kwnext)
+		if (m->reg == r && m->kind == INOFD__MEM_NODE)
+			return m;
+		else if (m->reg == r && m->kind == INOFD__MEM_PARENT)
+			*above = true;
+	return NULL;
+}
+
+/*
+ * Mount point p, in the table now: by identity, not by the tree's paths
+ * (the records that rename them are not parsed yet).  Its parent is a
+ * directory of tree r: the node of its name is marked (or the parent, if
+ * the tree holds no such node); a directory above the root: the root.
+ */
+static void peek_here(struct inofd *in, struct inofd__reg *r, const char *p)
+{
+	const char *base = strrchr(p, '/');
+	struct inofd__mem *m, *c;
+	struct stat st;
+	bool above;
+	char *dir;
+
+	if (!base || !base[1])
+		base = NULL;	/* "/" itself: above every root */
+	dir = strndup(p, base && base != p ? (size_t)(base - p) : 1);
+	if (!dir || stat(dir, &st) < 0) {
+		free(dir);
 		return;
 	}
-	for (s = p + (rl == 1 ? 1 : rl + 1); *s; s += *s == '/') {
-		size_t len = strcspn(s, "/");
-
-		if (!len || len > NAME_MAX)
-			break;
-		memcpy(comp, s, len);
-		comp[len] = '\0';
-		s += len;
-		c = inofd__node_child(m, comp);
-		if (!c)
-			break;
-		m = c;
+	free(dir);
+	m = member(in, r, st.st_dev, st.st_ino, &above);
+	if (above || (!base && m)) {
+		mark(r, r->root);
+	} else if (m) {
+		c = inofd__node_child(m, base + 1);
+		mark(r, c ? c : m);
 	}
-	mark(r, m);
+}
+
+/*
+ * Mount id, gone from the table (or moved away from old): where tree r
+ * recorded it when it saw it (its root's identity, or its parent node and
+ * name), or, not recorded in r (it was not inside: above the root, say),
+ * old as a point of the table now.
+ */
+static void peek_gone(struct inofd *in, struct inofd__reg *r, int id,
+		      const char *old)
+{
+	bool found = false, above;
+	size_t i;
+
+	for (i = 0; i < in->nmrec; i++) {
+		struct inofd__mrec *x = &in->mrec[i];
+		struct inofd__kw *kw;
+		struct inofd__mem *m = NULL, *c;
+
+		if (x->mnt != id || x->reg != r->id)
+			continue;
+		found = true;
+		if (x->ino)
+			m = member(in, r, x->dev, x->ino, &above);
+		if (!m && (kw = inofd__kw_find(in, x->wd)) &&
+		    (m = inofd__mem_of(kw, r)) &&
+		    (c = inofd__node_child(m, x->name)))
+			m = c;
+		mark(r, m ? m : r->root);	/* not found: all of it */
+	}
+	if (!found)
+		peek_here(in, r, old);
 }
 
 /* Tree r, for each changed point of v. */
-static void peek_tree(struct inofd__reg *r, const struct item *v, size_t nv)
+static void peek_tree(struct inofd *in, struct inofd__reg *r,
+		      const struct item *v, size_t nv)
 {
-	char *root = realpath(r->path, NULL);
 	size_t i;
 
-	/* its root where no path leads (a mount over it): all of it */
-	if (!root) {
-		mark(r, r->root);
-		return;
-	}
 	for (i = 0; i < nv; i++)
-		peek_point(r, root, strlen(root), v[i].path);
-	free(root);
+		if (v[i].here)
+			peek_here(in, r, v[i].path);
+		else
+			peek_gone(in, r, v[i].id, v[i].path);
 }
 
 /*
@@ -895,17 +927,17 @@ void inofd__mounts_peek(struct inofd *in)
 		n = 0;
 	}
 	v = malloc((2 * n + 2 * in->nmtab + 1) * sizeof(*v));
-	/* not known where: every tree (the root's own path is near all) */
+	/* not known where: every tree ("/" is above every root) */
 	nv = v && buf ? diff(in, buf, tab, n, v, false) : 0;
 	if (v && !buf)
-		v[nv++] = (struct item){ .path = "/" };
+		v[nv++] = (struct item){ .path = "/", .here = true };
 	for (i = 0; v && i < in->regsize; i++) {
 		struct inofd__reg *r;
 
 		for (r = in->regtab[i]; r; r = r->hnext)
 			if (r->kind == INOFD__REG_TREE && r->path &&
 			    r->root && !r->lost)
-				peek_tree(r, v, nv);
+				peek_tree(in, r, v, nv);
 	}
 	if (!v)	/* nothing can be flagged: a loss */
 		in->rescan_due = in->crawl_due = true;
