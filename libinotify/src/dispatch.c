@@ -634,11 +634,14 @@ static int settle(struct inofd *in)
 	 * events read so far are all there is (read(2) said EAGAIN), so no
 	 * older event is given a path from after it; and not while a path
 	 * above a root waits for its next records (in->xw), nor while a
-	 * record is held, unparsed, nor while a half waits for its partner
-	 * (a directory moved into one not walked yet is found by the walk
-	 * only once its half is decided: listed as new if it moved out).
+	 * record is held, unparsed, nor while a directory's half waits for
+	 * its partner (a directory moved into one not walked yet is found by
+	 * the walk only once its half is decided: listed as new if it moved
+	 * out).  A file's half does not hold walks up: a directory a umount
+	 * uncovered, listed late, would miss what leaves it meanwhile (oracle
+	 * seed 20105 -P -M -W -Y -C, a writer's halves always waiting).
 	 */
-	if (!in->more && !in->xw.reg && !in->held && !in->npend) {
+	if (!in->more && !in->xw.reg && !in->held && !in->npend_dir) {
 		/*
 		 * Paced by the queue: a walk reports what it finds, so it
 		 * lists no more entries than the queue has room for (a

@@ -210,6 +210,8 @@ static struct inofd__pend *pend_add(struct inofd *in, struct inofd__kw *kw,
 		in->pfirst = p;
 	in->plast = p;
 	in->npend++;
+	if (mask & IN_ISDIR)
+		in->npend_dir++;
 	return p;
 }
 
@@ -237,6 +239,8 @@ static void pend_unlink(struct inofd *in, struct inofd__pend *p)
 	else
 		in->plast = p->tprev;
 	in->npend--;
+	if (p->mask & IN_ISDIR)
+		in->npend_dir--;
 }
 
 /* Half p waits for the record of another cookie from now on. */

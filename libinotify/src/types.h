@@ -405,6 +405,7 @@ struct inofd {
 	struct inofd__pend	*pfirst, *plast;	/* by deadline */
 	struct inofd__pend	*pfree;
 	unsigned int		npend;
+	unsigned int		npend_dir;	/* of them, halves of directories */
 	struct inofd__mem	*wfirst, *wlast;	/* open windows */
 
 	/* tree.c */

@@ -442,6 +442,56 @@ static void mount_over_root_fd_flagged(void **state)
 }
 
 /*
+ * Directories made in a directory and then a bind mount over it, in one
+ * batch (oracle seed 20105 -P -M -W -Y -C): after the umount the covered
+ * directory and what was made in it are watched again, and a file moved
+ * out of it is a MOVE_OUT.
+ */
+static int covered_new_body(struct fx *f)
+{
+	int wd, i;
+
+	MKD(P(f, "src"));
+	MKD(P(f, "out"));
+	MKD(P(f, "p"));
+	MKD(P(f, "p/t"));
+	MKD(P(f, "p/t/a"));
+	MKD(P(f, "p/t/a/b"));
+	MKD(P(f, "p/t/a/b/c"));
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "p/t"),
+				 IN_CREATE | IN_MOVED_FROM | IN_MOVED_TO, NULL);
+	CHECK(wd >= 0, 2);
+	CHECK(PUMP(f->in) >= 0, 3);
+	MKD(P(f, "p/t/a/b/c/d"));
+	MKD(P(f, "p/t/a/b/c/d/e"));
+	MKF(P(f, "p/t/a/b/f"));
+	CHECK(mount(P(f, "src"), P(f, "p/t/a"), NULL, MS_BIND, NULL) == 0, 4);
+	CHECK(PUMP(f->in) >= 0, 5);
+	CHECK(rename(P(f, "p"), P(f, "q")) == 0, 51);
+	CHECK(PUMP(f->in) >= 0, 52);
+	CHECK(umount(P(f, "q/t/a")) == 0, 6);
+	CHECK(PUMP(f->in) >= 0, 7);
+	CHECK(seen(0, INOFD_EV_RESCAN, 0, P(f, "q/t/a")) >= 0, 8);
+	i = f->n;
+	CHECK(rename(P(f, "q/t/a/b/f"), P(f, "out/f")) == 0, 9);
+	MKF(P(f, "q/t/a/b/c/x"));
+	CHECK(PUMP(f->in) >= 0, 10);
+	CHECK(seen(i, INOFD_EV_MOVE_OUT, 0, P(f, "q/t/a/b/f")) >= 0, 11);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "q/t/a/b/c/x")) >= 0, 12);
+	return 0;
+}
+
+static int covered_new_child(void *arg)
+{
+	return run(arg, covered_new_body);
+}
+
+static void mount_covered_new_dirs(void **state)
+{
+	expect(*state, covered_new_child);
+}
+
+/*
  * Without the mount table (here /proc/PID/mountinfo covered by /dev/null,
  * which never signals a change) mounts cannot be seen: each tree says so
  * once, with an INOFD_EV_ERROR -EOPNOTSUPP on its root, never silently.
@@ -1122,6 +1172,7 @@ DEFINE_TESTS(mounts,
 	T(mount_over_root_is_lost),
 	T(mount_move_in_tree),
 	T(mount_over_root_fd_flagged),
+	T(mount_covered_new_dirs),
 	TN(mount_of_root_goes),
 	T(mount_table_missing_said),
 	T(mount_table_fds_short),
