@@ -634,13 +634,40 @@ static size_t went(struct inofd *in, int id, const char *old, struct item *v)
 }
 
 /*
+ * Is mount id, whose path in the table is now p, on the directory entry it
+ * was recorded on (a rename above it changed its path, not its place)?
+ */
+static bool same_place(struct inofd *in, int id, const char *p)
+{
+	const char *base = strrchr(p, '/');
+	struct inofd__kw *kw;
+	struct stat st;
+	char *dir;
+	size_t i;
+	int e;
+
+	if (!base || base == p || !base[1])
+		return false;
+	for (i = 0; i < in->nmrec && in->mrec[i].mnt != id; i++)
+		;
+	if (i == in->nmrec || strcmp(in->mrec[i].name, base + 1) ||
+	    !(kw = inofd__kw_find(in, in->mrec[i].wd)) ||
+	    !(dir = strndup(p, (size_t)(base - p))))
+		return false;
+	e = stat(dir, &st);
+	free(dir);
+	return !e && st.st_dev == kw->dev && st.st_ino == kw->ino;
+}
+
+/*
  * The mount points that came, went or moved from the last table to this
  * one (tab, n, its paths in buf), into v (room for 2 * n + 2 * nmtab +
  * nmrec items): by id, a mount in the last table only went, one in this
  * table only came, one in both with another path or source moved (or went
  * and its id was taken again).  placed: a mount that went is placed by
  * what was recorded when it was seen (went(), which forgets the record);
- * else by its last path only.  The number of items.
+ * else by its last path only, and a mount whose path changed by a rename
+ * above it is no change.  The number of items.
  */
 static size_t diff(struct inofd *in, const char *buf,
 		   const struct inofd__mnt *tab, size_t n, struct item *v,
@@ -658,7 +685,8 @@ static size_t diff(struct inofd *in, const char *buf,
 
 		if (!gone && !came &&
 		    (strcmp(op, np) || !same_src(in->mnames + o->src,
-						  buf + w->src)))
+						  buf + w->src)) &&
+		    (placed || !same_place(in, w->id, np)))
 			gone = came = true;	/* moved, or id taken again */
 		if (gone && placed)
 			nv += went(in, o->id, op, v + nv);
@@ -740,8 +768,11 @@ static void stale_done(struct inofd *in)
 	struct inofd__reg *r;
 
 	for (i = 0; i < in->regsize; i++)
-		for (r = in->regtab[i]; r; r = r->hnext)
+		for (r = in->regtab[i]; r; r = r->hnext) {
 			r->mstale = false;
+			while (r->nmmark)
+				free(r->mmark[--r->nmmark].name);
+		}
 	inofd__paths_changed(in);
 }
 
@@ -787,34 +818,63 @@ void inofd__mounts_check(struct inofd *in)
 	stale_done(in);
 }
 
-/* Tree r's events on m and below are flagged until the table is acted on. */
-static void mark(struct inofd__reg *r, struct inofd__mem *m)
+/* Tree r has events to flag until the table is acted on (stale_done()). */
+static void stale_begin(struct inofd__reg *r)
 {
 	if (!r->mstale) {
 		r->mstale = true;
 		if (++r->mgen == 0)	/* 0: a node never marked */
 			r->mgen = 1;
 	}
+}
+
+/* Tree r's events on m and below are flagged until the table is acted on. */
+static void mark(struct inofd__reg *r, struct inofd__mem *m)
+{
+	stale_begin(r);
 	m->mgen = r->mgen;
 }
 
 /*
+ * Entry name of node m and below, whatever node has that name by then: a
+ * mount point the tree holds no node for yet (made, or renamed there, by
+ * records not parsed yet).  Without memory, m and below.
+ */
+static void mark_name(struct inofd__reg *r, struct inofd__mem *m,
+		      const char *name)
+{
+	struct inofd__mmark *v = realloc(r->mmark, (r->nmmark + 1) *
+					 sizeof(*v));
+	char *n = v ? strdup(name) : NULL;
+
+	if (v)
+		r->mmark = v;
+	if (!n) {
+		mark(r, m);
+		return;
+	}
+	stale_begin(r);
+	v[r->nmmark++] = (struct inofd__mmark){ .dir = m, .name = n };
+}
+
+/*
  * Tree r's directory of identity (dev, ino): its node, or NULL; *above:
- * it is a directory above the root (a watch of the root's chain).
+ * the watch of the root's chain on it (a directory above the root).
  */
 static struct inofd__mem *member(struct inofd *in, struct inofd__reg *r,
-				 dev_t dev, ino_t ino, bool *above)
+				 dev_t dev, ino_t ino,
+				 struct inofd__mem **above)
 {
 	int wd = inofd__kwd_of(in, dev, ino);
 	struct inofd__kw *kw = wd >= 0 ? inofd__kw_find(in, wd) : NULL;
 	struct inofd__mem *m;
 
-	*above = false;
+	*above = NULL;
 	for (m = kw ? kw->mems : NULL; m; m = m->kwnext)
 		if (m->reg == r && m->kind == INOFD__MEM_NODE)
 			return m;
 		else if (m->reg == r && m->kind == INOFD__MEM_PARENT)
-			*above = true;
+			*above = m;
 	return NULL;
 }
 
@@ -827,9 +887,8 @@ static struct inofd__mem *member(struct inofd *in, struct inofd__reg *r,
 static void peek_here(struct inofd *in, struct inofd__reg *r, const char *p)
 {
 	const char *base = strrchr(p, '/');
-	struct inofd__mem *m, *c;
+	struct inofd__mem *m, *c, *above;
 	struct stat st;
-	bool above;
 	char *dir;
 
 	if (!base || !base[1])
@@ -839,14 +898,14 @@ static void peek_here(struct inofd *in, struct inofd__reg *r, const char *p)
 		free(dir);
 		return;
 	}
-	free(dir);
 	m = member(in, r, st.st_dev, st.st_ino, &above);
-	if (above || (!base && m)) {
-		mark(r, r->root);
-	} else if (m) {
-		c = inofd__node_child(m, base + 1);
-		mark(r, c ? c : m);
-	}
+	if (!base || (above && !inofd__anc_beside(above, dir, base + 1)))
+		mark(r, r->root);	/* on the chain, or not known */
+	else if (m && (c = inofd__node_child(m, base + 1)))
+		mark(r, c);
+	else if (m)
+		mark_name(r, m, base + 1);
+	free(dir);
 }
 
 /*
@@ -858,7 +917,8 @@ static void peek_here(struct inofd *in, struct inofd__reg *r, const char *p)
 static void peek_gone(struct inofd *in, struct inofd__reg *r, int id,
 		      const char *old)
 {
-	bool found = false, above;
+	struct inofd__mem *above;
+	bool found = false;
 	size_t i;
 
 	for (i = 0; i < in->nmrec; i++) {
@@ -871,11 +931,18 @@ static void peek_gone(struct inofd *in, struct inofd__reg *r, int id,
 		found = true;
 		if (x->ino)
 			m = member(in, r, x->dev, x->ino, &above);
-		if (!m && (kw = inofd__kw_find(in, x->wd)) &&
-		    (m = inofd__mem_of(kw, r)) &&
-		    (c = inofd__node_child(m, x->name)))
-			m = c;
-		mark(r, m ? m : r->root);	/* not found: all of it */
+		if (m) {
+			mark(r, m);
+		} else if ((kw = inofd__kw_find(in, x->wd)) &&
+			   (m = inofd__mem_of(kw, r))) {
+			c = inofd__node_child(m, x->name);
+			if (c)
+				mark(r, c);
+			else
+				mark_name(r, m, x->name);
+		} else {
+			mark(r, r->root);	/* not found: all of it */
+		}
 	}
 	if (!found)
 		peek_here(in, r, old);

@@ -368,8 +368,15 @@ bool inofd__mem_unsure(const struct inofd__mem *m)
 	 * the watches above the root: on the root or above it */
 	if (m->kind != INOFD__MEM_NODE)
 		m = r->root;
-	for (; m; m = m->parent)
+	for (; m; m = m->parent) {
+		unsigned int i;
+
 		if (m->mgen == r->mgen)
 			return true;
+		for (i = 0; i < r->nmmark && m->name; i++)
+			if (r->mmark[i].dir == m->parent &&
+			    !strcmp(r->mmark[i].name, m->name))
+				return true;
+	}
 	return false;
 }

@@ -194,6 +194,9 @@ void inofd__reg_free(struct inofd *in, struct inofd__reg *r)
 	free(r->rootname);
 	free(r->anc);
 	free(r->anc_id);
+	while (r->nmmark)
+		free(r->mmark[--r->nmmark].name);
+	free(r->mmark);
 	free(r);
 }
 

@@ -1634,6 +1634,63 @@ int inofd__anc_holds(const struct inofd__mem *m, const char *name)
 	return i < r->nanc && comp_is(r, i, name) ? (int)i : -1;
 }
 
+/*
+ * Another name of the chain's next level (renamed by records not parsed
+ * yet): is entry name of dir not it?  A mount point's d_ino is the
+ * directory it covers.  False when not known.
+ */
+static bool covers_not(const char *dir, const char *name, ino_t ino)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false, other = false;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		if (!strcmp(e->d_name, name))
+			found = e->d_ino != ino;
+		else if (e->d_ino == ino)
+			other = true;
+	closedir(d);
+	return found && other;
+}
+
+bool inofd__anc_beside(const struct inofd__mem *a, const char *dir,
+		       const char *name)
+{
+	const struct inofd__reg *r = a->reg;
+	const char *comp = NULL;
+	char p[PATH_MAX];
+	struct stat st;
+	dev_t dev = 0;
+	ino_t ino = 0;
+	unsigned int i;
+	size_t len = 0;
+
+	for (i = 0; i < r->nanc && r->anc[i] != a; i++)
+		;
+	if (i < r->nanc && r->anc_id) {
+		comp = path_comp(r, i, &len);
+		dev = r->anc_id[i + 1].dev;
+		ino = r->anc_id[i + 1].ino;
+	} else if (a == r->plink && r->rootname && r->root) {
+		comp = r->rootname;
+		len = strlen(comp);
+		dev = r->root->kw->dev;
+		ino = r->root->kw->ino;
+	}
+	if (!comp || r->lost || (strlen(name) == len && !memcmp(name, comp, len)))
+		return false;
+	/* the chain goes on by the tree's name: beside it */
+	if (snprintf(p, sizeof(p), "%s/%.*s", strcmp(dir, "/") ? dir : "",
+		     (int)len, comp) >= (int)sizeof(p))
+		return false;
+	if (stat(p, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+		return true;
+	return covers_not(dir, name, ino);
+}
+
 void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
 			unsigned int lvl, const char *name)
 {

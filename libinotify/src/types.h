@@ -262,11 +262,18 @@ struct inofd__reg {
 						 * root could not all be made:
 						 * every event is flagged */
 	bool			mstale;		/* tree: the mount table changed
-						 * in it (nodes of mgen) or
-						 * above it (its root), not
-						 * acted on yet: those events
-						 * are flagged */
+						 * in it (nodes of mgen, names
+						 * of mmark) or above it (its
+						 * root), not acted on yet:
+						 * those events are flagged */
 	unsigned int		mgen;		/* tree: mstale's generation */
+	struct inofd__mmark {			/* tree, while mstale: entry
+						 * name of dir (a node or not
+						 * yet) and below, flagged */
+		const struct inofd__mem	*dir;
+		char			*name;
+	}			*mmark;
+	unsigned int		nmmark;
 	void			*data;
 	char			*path;		/* plain/tree root; may be NULL */
 	struct inofd__mem	*root;		/* plain member or tree root */
