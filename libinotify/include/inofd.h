@@ -161,7 +161,11 @@ enum inofd_event_type {
 					 * Tree: read right after a
 					 * loss in which a rename above the
 					 * root was lost; path uses the names
-					 * found after the loss */
+					 * found after the loss.  Or read
+					 * after the mount table changed at
+					 * or above the event's directory,
+					 * before the library acted on it
+					 * (the RESCAN follows) */
 #define INOFD_EVF_LOST		0x0004u	/* INOFD_EV_ERROR -ESTALE: the tree's
 					 * root moved where the library cannot
 					 * see; its paths are NULL from now on */
