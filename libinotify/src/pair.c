@@ -355,28 +355,3 @@ void inofd__subtree_free(struct inofd *in, struct inofd__mem *m)
 	inofd__subtree_end(in, m, INOFD_EVF_SYNTHETIC);
 }
 
-bool inofd__mem_unsure(const struct inofd__mem *m)
-{
-	const struct inofd__reg *r = m->reg;
-
-	/* a plain watch takes no path from an unsure tree (table.c) */
-	if (r->unsure)
-		return true;
-	if (!r->mstale)
-		return false;
-	/* a mount changed on m or above it, not acted on yet (mounts.c);
-	 * the watches above the root: on the root or above it */
-	if (m->kind != INOFD__MEM_NODE)
-		m = r->root;
-	for (; m; m = m->parent) {
-		unsigned int i;
-
-		if (m->mgen == r->mgen)
-			return true;
-		for (i = 0; i < r->nmmark && m->name; i++)
-			if (r->mmark[i].dir == m->parent &&
-			    !strcmp(r->mmark[i].name, m->name))
-				return true;
-	}
-	return false;
-}

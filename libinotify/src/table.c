@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "backend.h"
-#include "pair.h"
 #include "pool.h"
 #include "table.h"
 
@@ -410,6 +409,32 @@ int inofd__node_name(struct inofd__mem *m, const char *name)
 	m->name = p;
 	free(old);
 	return 0;
+}
+
+bool inofd__mem_unsure(const struct inofd__mem *m)
+{
+	const struct inofd__reg *r = m->reg;
+
+	/* a plain watch takes no path from an unsure tree (table.c) */
+	if (r->unsure)
+		return true;
+	if (!r->mstale)
+		return false;
+	/* a mount changed on m or above it, not acted on yet (mounts.c);
+	 * the watches above the root: on the root or above it */
+	if (m->kind != INOFD__MEM_NODE)
+		m = r->root;
+	for (; m; m = m->parent) {
+		unsigned int i;
+
+		if (m->mgen == r->mgen)
+			return true;
+		for (i = 0; i < r->nmmark && m->name; i++)
+			if (r->mmark[i].dir == m->parent &&
+			    !strcmp(r->mmark[i].name, m->name))
+				return true;
+	}
+	return false;
 }
 
 void inofd__paths_changed(struct inofd *in)

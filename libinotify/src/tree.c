@@ -192,6 +192,100 @@ static bool mount_root(int dfd, int fd)
 }
 
 /*
+ * add_child() met c, a node tree r holds for the directory (cfd) at entry
+ * name of dfd (node m, the step's wd).  0 when done, 1: list it now
+ * (list), -errno.
+ */
+static int known_child(struct inofd *in, struct inofd__mem *m,
+		       struct inofd__mem *c, int dfd, int cfd,
+		       const char *name, int wd, const struct wctx *w,
+		       bool list)
+{
+	struct inofd__reg *r = m->reg;
+	int e;
+
+	/* a bind mount of an ancestor, or met twice in one crawl */
+	if (c == r->root || inofd__node_below(c, m) ||
+	    (w->crawl && c->gen == w->crawl))
+		return 0;
+	/* still where the tree has it: a second name, a bind mount of it
+	 * (mount --bind t/a t/b), not a move; the name that is not a
+	 * mount's root keeps it */
+	if ((c->parent != m || strcmp(c->name, name)) && c->parent &&
+	    c->name && !c->moving && !c->shadow &&
+	    inofd__tree_entry_is(in, c->parent, c->name, c->kw) &&
+	    mount_root(dfd, cfd))
+		return 0;
+	if (c->parent != m || strcmp(c->name, name)) {
+		/* ours, found elsewhere by a re-walk: it is here */
+		e = inofd__node_name(c, name);
+		if (e < 0)
+			return e;
+		inofd__node_unlink(in, c);
+		inofd__node_link(in, m, c);
+	}
+	if (c->moving || c->shadow || c->xpart) {
+		/* found where it is, by identity */
+		c->moving = c->shadow = c->xpart = false;
+		inofd__paths_changed(in);
+	}
+	if (!w->crawl)
+		return inofd__tree_reached(in, c);
+	c->gen = r->gen;
+	if (list)
+		return 1;
+	return inofd__work_push(in, &(struct inofd__step){
+		.kind = INOFD__W_LIST, .reg = r, .wd = wd,
+		.name = NULL, .synth = false, .crawl = w->crawl,
+		.job = w->job, .root_wd = w->root_wd });
+}
+
+/*
+ * add_child(): a directory tree m's does not hold (kernel watch wd, kw if
+ * the library has it, identity st) at entry name of node m becomes node
+ * *cp.  0 when done, 1: list it now (list), -errno.
+ */
+static int new_child(struct inofd *in, struct inofd__mem *m,
+		     struct inofd__kw *kw, int wd, const struct stat *st,
+		     const char *name, const struct wctx *w, bool list,
+		     struct inofd__mem **cp)
+{
+	struct inofd__reg *r = m->reg;
+	struct inofd__mem *c;
+
+	if (!kw) {
+		kw = inofd__kw_get(in, wd, st->st_dev, st->st_ino);
+		if (!kw) {
+			inofd__backend_rm(in, wd);
+			return -ENOMEM;
+		}
+	}
+	kw->kmask |= inofd__tree_kmask(r) & IN_ALL_EVENTS;
+	c = inofd__mem_new(in, r, kw, INOFD__MEM_NODE);
+	if (!c) {
+		inofd__kw_put(in, kw, true);
+		return -ENOMEM;
+	}
+	c->gen = r->gen;
+	if (inofd__node_name(c, name) < 0)
+		goto nomem;
+	inofd__node_link(in, m, c);
+	*cp = c;
+	if (list)
+		return 1;
+	if (inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
+			.name = NULL, .synth = w->synth, .crawl = w->crawl,
+			.job = w->job,
+			.root_wd = w->root_wd >= 0 ? w->root_wd : wd }) < 0)
+		goto nomem;
+	return 0;
+nomem:
+	inofd__subtree_free(in, c);
+	return -ENOMEM;
+}
+
+/*
  * Watch entry name of directory dfd (tree node m).  0 when done or when
  * there is nothing to watch, -errno on failure.  With lfd, a directory to
  * list is handed back open for reading (*lfd, node *cm; *seen: it was
@@ -230,80 +324,15 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	if (seen)
 		*seen = kw != NULL;
 	c = kw ? inofd__mem_of(kw, r) : NULL;
-	if (c) {
-		/* a bind mount of an ancestor, or met twice in one crawl */
-		if (c == r->root || inofd__node_below(c, m) ||
-		    (w->crawl && c->gen == w->crawl))
-			goto out;
-		/* still where the tree has it: a second name, a bind
-		 * mount of it (mount --bind t/a t/b), not a move; the
-		 * name that is not a mount's root keeps it */
-		if ((c->parent != m || strcmp(c->name, name)) && c->parent &&
-		    c->name && !c->moving && !c->shadow &&
-		    inofd__tree_entry_is(in, c->parent, c->name, c->kw) &&
-		    mount_root(dfd, cfd))
-			goto out;
-		if (c->parent != m || strcmp(c->name, name)) {
-			/* ours, found elsewhere by a re-walk: it is here */
-			e = inofd__node_name(c, name);
-			if (e < 0)
-				goto out;
-			inofd__node_unlink(in, c);
-			inofd__node_link(in, m, c);
-		}
-		if (c->moving || c->shadow || c->xpart) {
-			/* found where it is, by identity */
-			c->moving = c->shadow = c->xpart = false;
-			inofd__paths_changed(in);
-		}
-		if (!w->crawl) {
-			e = inofd__tree_reached(in, c);
-			goto out;
-		}
-		c->gen = r->gen;
-		if (lfd)
-			goto list;
-		e = inofd__work_push(in, &(struct inofd__step){
-			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
-			.name = NULL, .synth = false, .crawl = w->crawl,
-			.job = w->job, .root_wd = w->root_wd });
-		goto out;
+	if (c)
+		e = known_child(in, m, c, dfd, cfd, name, wd, w, lfd != NULL);
+	else
+		e = new_child(in, m, kw, wd, &st, name, w, lfd != NULL, &c);
+	if (e == 1) {
+		*lfd = cfd;
+		*cm = c;
+		return 0;
 	}
-	if (!kw) {
-		kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
-		if (!kw) {
-			inofd__backend_rm(in, wd);
-			e = -ENOMEM;
-			goto out;
-		}
-	}
-	kw->kmask |= inofd__tree_kmask(r) & IN_ALL_EVENTS;
-	c = inofd__mem_new(in, r, kw, INOFD__MEM_NODE);
-	if (!c) {
-		inofd__kw_put(in, kw, true);
-		e = -ENOMEM;
-		goto out;
-	}
-	c->gen = r->gen;
-	if (inofd__node_name(c, name) < 0)
-		goto nomem;
-	inofd__node_link(in, m, c);
-	if (lfd)
-		goto list;
-	if (inofd__work_push(in, &(struct inofd__step){
-			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
-			.name = NULL, .synth = w->synth, .crawl = w->crawl,
-			.job = w->job,
-			.root_wd = w->root_wd >= 0 ? w->root_wd : wd }) < 0)
-		goto nomem;
-	goto out;
-list:
-	*lfd = cfd;
-	*cm = c;
-	return 0;
-nomem:
-	inofd__subtree_free(in, c);
-	e = -ENOMEM;
 out:
 	close(cfd);
 	return e;

@@ -353,7 +353,7 @@ static int unflagged_under(const struct fx *f, int from, const char *dir)
 	int i;
 
 	for (i = from; i < f->n; i++)
-		if (f->r[i].type != INOFD_EV_RESCAN && f->r[i].path &&
+		if (f->r[i].type != INOFD_EV_RESCAN && f->r[i].path[0] &&
 		    !strncmp(f->r[i].path, dir, dl) &&
 		    (f->r[i].path[dl] == '/' || !f->r[i].path[dl]) &&
 		    !(f->r[i].flags & INOFD_EVF_STALE_PATH))
