@@ -4179,6 +4179,7 @@ static void umnt_end(struct run *r)
 	if (umount2(r->base, r->umnt_lazy ? MNT_DETACH : 0))
 		die("umount BASE");
 	r->tick++;
+	mchg_add(r, r->base, r->top);	/* its events may be flagged */
 	unrecord(r, r->top);
 	drain(r);
 	if (r->failed)
