@@ -2684,7 +2684,8 @@ static bool do_op(struct run *r, enum op op)
 		return true;
 	case OP_CLEANOUT:
 		m = pick(r, r->out, true, true);
-		if (!m || has_writer(m))
+		/* -P -M: a mount moved out of the tree is never removed */
+		if (!m || has_writer(m) || has_mount(m))
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rm -r %s", b);
