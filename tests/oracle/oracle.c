@@ -256,6 +256,7 @@ struct run {
 	/* mount points that changed since the last check: absolute path
 	 * then, and node */
 	char **mchg;
+	char **mchg_rel;	/* below the root ("a/b"), or NULL */
 	int *mchg_id;
 	int nmchg;
 	unsigned long stale_flagged;	/* tree events flagged maybe stale */
@@ -932,17 +933,74 @@ static void describe(struct run *r, const struct inofd_event *ev, char *b,
 static void mchg_add(struct run *r, const char *abs, const struct node *d)
 {
 	char **v = realloc(r->mchg, (r->nmchg + 1) * sizeof(*v));
-	int *id = v ? realloc(r->mchg_id, (r->nmchg + 1) * sizeof(*id)) : NULL;
+	char **rl = v ? realloc(r->mchg_rel, (r->nmchg + 1) * sizeof(*rl)) :
+		   NULL;
+	int *id = rl ? realloc(r->mchg_id, (r->nmchg + 1) * sizeof(*id)) :
+		  NULL;
+	const struct node *n;
+	char b[PATH_MAX] = "";
+	size_t k;
 
 	if (v)
 		r->mchg = v;
+	if (rl)
+		r->mchg_rel = rl;
 	if (id)
 		r->mchg_id = id;
-	if (!v || !id || !(v[r->nmchg] = strdup(abs))) {
+	if (!v || !rl || !id || !(v[r->nmchg] = strdup(abs))) {
 		fprintf(stderr, "oracle: out of memory\n");
 		exit(2);
 	}
+	rl[r->nmchg] = NULL;
+	if (r->root && d != r->root && below(d, r->root)) {
+		/* its path below the root: d's rel() less the root's */
+		rel(d, b, sizeof(b));
+		for (k = 0, n = r->root; n && n->parent; n = n->parent)
+			k += strlen(n->name) + 1;
+		rl[r->nmchg] = strdup(b + (k <= strlen(b) ? k : strlen(b)));
+	}
 	id[r->nmchg++] = d->id;
+}
+
+/* Did the root hold path q (a prefix of an event's) since the last
+ * quiescent point? */
+static bool root_held(struct run *r, const char *q)
+{
+	struct hent *h = r->root ? hist_find(r, q, false) : NULL;
+	int i;
+
+	for (i = 0; h && i < h->n; i++)
+		if (h->v[i].e >= r->qtick && h->v[i].obj == r->root->id)
+			return true;
+	return false;
+}
+
+/* dir (dl bytes) is the root's path then and rel, at or below a changed
+ * mount point's path below the root? */
+static bool rel_near(struct run *r, const char *dir, size_t dl)
+{
+	char q[PATH_MAX];
+	size_t k, ml;
+	int i;
+
+	if (dl >= sizeof(q))
+		return false;
+	for (k = 1; k <= dl; k++) {
+		if (k < dl && dir[k] != '/')
+			continue;
+		memcpy(q, dir, k);
+		q[k] = '\0';
+		if (!root_held(r, q))
+			continue;
+		for (i = 0; i < r->nmchg; i++) {
+			ml = r->mchg_rel[i] ? strlen(r->mchg_rel[i]) : 0;
+			if (ml && dl >= k + 1 + ml && dir[k] == '/' &&
+			    !strncmp(dir + k + 1, r->mchg_rel[i], ml) &&
+			    (dl == k + 1 + ml || dir[k + 1 + ml] == '/'))
+				return true;
+		}
+	}
+	return false;
 }
 
 /* Did a changed mount point hold path q since the last quiescent point? */
@@ -960,8 +1018,11 @@ static bool mchg_held(struct run *r, const char *q)
 
 static void mchg_reset(struct run *r)
 {
-	while (r->nmchg)
-		free(r->mchg[--r->nmchg]);
+	while (r->nmchg) {
+		r->nmchg--;
+		free(r->mchg[r->nmchg]);
+		free(r->mchg_rel[r->nmchg]);
+	}
 }
 
 /* Is the directory an event with path (and name) is on at or below a mount
@@ -986,6 +1047,8 @@ static bool mount_near(struct run *r, const char *path, const char *name)
 	}
 	if (dl >= sizeof(q))
 		return false;
+	if (rel_near(r, path, dl))
+		return true;	/* by the root's path then: renames above */
 	memcpy(q, path, dl);
 	q[dl] = '\0';
 	for (;;) {
@@ -3722,6 +3785,7 @@ static void cleanup(struct run *r)
 	free(r->log);
 	mchg_reset(r);
 	free(r->mchg);
+	free(r->mchg_rel);
 	free(r->mchg_id);
 }
 
