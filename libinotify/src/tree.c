@@ -1664,25 +1664,26 @@ int inofd__anc_holds(const struct inofd__mem *m, const char *name)
 }
 
 /*
- * Another name of the chain's next level (renamed by records not parsed
- * yet): is entry name of dir not it?  A mount point's d_ino is the
- * directory it covers.  False when not known.
+ * The chain's next level (inode ino) is an entry of dir under another name
+ * (renamed by records not parsed yet): is entry name of dir, if there is
+ * one, not it?  A mount point's d_ino is the directory it covers.  False
+ * when not known.
  */
 static bool covers_not(const char *dir, const char *name, ino_t ino)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	bool found = false, other = false;
+	bool on = false, other = false;
 
 	if (!d)
 		return false;
 	while ((e = readdir(d)))
 		if (!strcmp(e->d_name, name))
-			found = e->d_ino != ino;
+			on = e->d_ino == ino;
 		else if (e->d_ino == ino)
 			other = true;
 	closedir(d);
-	return found && other;
+	return other && !on;
 }
 
 bool inofd__anc_beside(const struct inofd__mem *a, const char *dir,
