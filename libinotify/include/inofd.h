@@ -166,7 +166,11 @@ enum inofd_event_type {
 					 * walked again and the events queued
 					 * before that are read: path uses
 					 * the names the walk found
-					 * (inofd_read(3)) */
+					 * (inofd_read(3)).  Or read after the
+					 * mount table changed at or above
+					 * the event's directory, before the
+					 * library acted on it (the RESCAN
+					 * follows) */
 #define INOFD_EVF_LOST		0x0004u	/* INOFD_EV_ERROR -ESTALE: the tree's
 					 * root moved where the library cannot
 					 * see; its paths are NULL from now on */

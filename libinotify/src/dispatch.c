@@ -367,7 +367,7 @@ run_watch(struct inofd *in, struct run *u, int wd, const char *rec)
 		return;
 	r = m->reg;
 	if (r->oneshot || (r->kind == INOFD__REG_PLAIN && r->stale) ||
-	    r->unsure)
+	    r->unsure || r->mstale)
 		return;
 	if (!inofd__mem_path(in, m, &dl))
 		return;		/* no path: the name stays in the buffer */
@@ -623,6 +623,7 @@ static int read_backlog(struct inofd *in, bool check)
 		fill += (size_t)n;
 		in->kpos += (uint64_t)n;
 	}
+	inofd__mounts_peek(in);
 	free(in->buf2);
 	in->buf2 = b;			/* names point into it: kept to the
 					 * next read, as buf is */
@@ -670,11 +671,14 @@ static int settle(struct inofd *in)
 	 * events read so far are all there is (read(2) said EAGAIN), so no
 	 * older event is given a path from after it; and not while a path
 	 * above a root waits for its next records (in->xw), nor while a
-	 * record is held, unparsed, nor while a half waits for its partner
-	 * (a directory moved into one not walked yet is found by the walk
-	 * only once its half is decided: listed as new if it moved out).
+	 * record is held, unparsed, nor while a directory's half waits for
+	 * its partner (a directory moved into one not walked yet is found by
+	 * the walk only once its half is decided: listed as new if it moved
+	 * out).  A file's half does not hold walks up: a directory a umount
+	 * uncovered, listed late, would miss what leaves it meanwhile (oracle
+	 * seed 20105 -P -M -W -Y -C, a writer's halves always waiting).
 	 */
-	if (!in->more && !in->xw.reg && !in->held && !in->npend) {
+	if (!in->more && !in->xw.reg && !in->held && !in->npend_dir) {
 		/*
 		 * Paced by the queue: a walk reports what it finds, so it
 		 * lists no more entries than the queue has room for (a
@@ -885,6 +889,8 @@ int inofd__read(struct inofd *in)
 		fill = (size_t)got;
 		in->more = !again;	/* known to the parse: see overflow() */
 		in->kpos += fill;
+		if (fill)
+			inofd__mounts_peek(in);	/* a mount change before? */
 		if (in->chain_short && fill)
 			inofd__tree_recheck(in);	/* holes above roots */
 		in->scur = in->buf;

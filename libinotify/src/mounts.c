@@ -633,110 +633,385 @@ static size_t went(struct inofd *in, int id, const char *old, struct item *v)
 	return n;
 }
 
+/*
+ * Is mount id, whose path in the table is now p, on the directory entry it
+ * was recorded on (a rename above it changed its path, not its place)?
+ */
+static bool same_place(struct inofd *in, int id, const char *p)
+{
+	const char *base = strrchr(p, '/');
+	struct inofd__kw *kw;
+	struct stat st;
+	char *dir;
+	size_t i;
+	int e;
+
+	if (!base || base == p || !base[1])
+		return false;
+	for (i = 0; i < in->nmrec && in->mrec[i].mnt != id; i++)
+		;
+	if (i == in->nmrec || strcmp(in->mrec[i].name, base + 1) ||
+	    !(kw = inofd__kw_find(in, in->mrec[i].wd)) ||
+	    !(dir = strndup(p, (size_t)(base - p))))
+		return false;
+	e = stat(dir, &st);
+	free(dir);
+	return !e && st.st_dev == kw->dev && st.st_ino == kw->ino;
+}
+
+/*
+ * The mount points that came, went or moved from the last table to this
+ * one (tab, n, its paths in buf), into v (room for 2 * n + 2 * nmtab +
+ * nmrec items): by id, a mount in the last table only went, one in this
+ * table only came, one in both with another path or source moved (or went
+ * and its id was taken again).  placed: a mount that went is placed by
+ * what was recorded when it was seen (went(), which forgets the record);
+ * else by its last path only, and a mount whose path changed by a rename
+ * above it is no change.  The number of items.
+ */
+static size_t diff(struct inofd *in, const char *buf,
+		   const struct inofd__mnt *tab, size_t n, struct item *v,
+		   bool placed)
+{
+	size_t i, j, nv = 0;
+
+	for (i = j = 0; i < in->nmtab || j < n;) {
+		const struct inofd__mnt *o = i < in->nmtab ? &in->mtab[i] : NULL;
+		const struct inofd__mnt *w = j < n ? &tab[j] : NULL;
+		const char *op = o ? in->mnames + o->off : NULL;
+		const char *np = w ? buf + w->off : NULL;
+		bool gone = o && (!w || o->id < w->id);
+		bool came = w && (!o || w->id < o->id);
+
+		if (!gone && !came &&
+		    (strcmp(op, np) || !same_src(in->mnames + o->src,
+						  buf + w->src)) &&
+		    (placed || !same_place(in, w->id, np)))
+			gone = came = true;	/* moved, or id taken again */
+		if (gone && placed)
+			nv += went(in, o->id, op, v + nv);
+		else if (gone)
+			v[nv++] = (struct item){ .path = op, .id = o->id };
+		if (came)
+			v[nv++] = (struct item){ .path = np, .id = w->id,
+						 .here = true };
+		if (o && (!w || o->id <= w->id))
+			i++;
+		if (w && (!o || w->id <= o->id))
+			j++;
+	}
+	return nv;
+}
+
+/* v (nv items, their paths freed here if own): each path once, shallow
+ * first, acted on in every tree. */
+static void act_all(struct inofd *in, struct item *v, size_t nv)
+{
+	size_t i, k;
+
+	qsort(v, nv, sizeof(*v), cmp_item);
+	for (i = k = 0; i < nv; i++) {
+		if (k && !strcmp(v[k - 1].path, v[i].path)) {
+			if (v[i].own)
+				free((char *)v[i].path);
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	act(in, v, k, NULL);
+	for (i = 0; i < k; i++)
+		if (v[i].own)
+			free((char *)v[i].path);
+}
+
+/*
+ * The table changed (or a mount was not placed: every): act on what
+ * changed from the last table to this one (without memory for it, every
+ * tree is walked again instead).
+ */
+static void changes(struct inofd *in, const char *buf,
+		    const struct inofd__mnt *tab, size_t n, bool every)
+{
+	/* two items per mount that moved, one per tree holding one that
+	 * went, and every mount of the table now */
+	struct item *v = malloc((3 * n + 2 * in->nmtab + in->nmrec + 1) *
+				sizeof(*v));
+	size_t i, nv;
+
+	if (!v) {
+		in->rescan_due = in->crawl_due = true;
+		return;
+	}
+	nv = diff(in, buf, tab, n, v, true);
+	/*
+	 * Every mount where it is now, too (the same ones: no change).  A
+	 * umount and a mount at one place can leave the table as it was,
+	 * line for line: the mount id, the anonymous device number and the
+	 * root are reused (a tmpfs unmounted and another mounted, in one
+	 * batch).  Identity says.
+	 */
+	if (every)
+		for (i = 0; i < n; i++)
+			v[nv++] = (struct item){ .path = buf + tab[i].off,
+						 .id = tab[i].id,
+						 .here = true };
+	if (nv)
+		act_all(in, v, nv);
+	free(v);
+}
+
+/* The table is acted on: what inofd__mounts_peek() flagged is not any more
+ * (the nodes it marked keep an old generation). */
+static void stale_done(struct inofd *in)
+{
+	unsigned int i;
+	struct inofd__reg *r;
+
+	for (i = 0; i < in->regsize; i++)
+		for (r = in->regtab[i]; r; r = r->hnext) {
+			r->mstale = false;
+			while (r->nmmark)
+				free(r->mmark[--r->nmmark].name);
+		}
+	inofd__paths_changed(in);
+}
+
 void inofd__mounts_check(struct inofd *in)
 {
 	struct pollfd pf = { .fd = in->mfd, .events = POLLPRI };
 	struct inofd__mnt *tab = NULL;
-	struct item *v;
-	size_t n = 0, i, j, nv = 0;
+	size_t n = 0;
 	char *buf = NULL;
 	bool retry, changed;
-	int e;
 
 	if (!in->mtrees || in->mfd < 0)
 		return;
-	/* POLLPRI once per change of the table (and open file) */
+	/* POLLPRI once per change of the table (and open file); a change a
+	 * peek consumed is in->mchanged */
 	if (poll(&pf, 1, 0) < 0)
 		return;
 	retry = in->mretry;
 	in->mretry = false;
-	changed = pf.revents & (POLLPRI | POLLERR);
+	changed = (pf.revents & (POLLPRI | POLLERR)) || in->mchanged;
+	in->mchanged = false;
 	if (changed)
 		in->mtries = 0;
 	else if (retry)
 		in->mtries++;
 	else if (in->mknown)
 		return;
-	e = read_table(in->mfd, &buf, &tab, &n);
-	if (e) {
+	if (read_table(in->mfd, &buf, &tab, &n)) {
 		/* not known: every tree is walked again, by identity */
 		in->rescan_due = in->crawl_due = true;
 		in->mknown = false;
+		stale_done(in);
 		return;
 	}
-	if (!in->mknown)
-		goto keep;
-	/* two items per mount that moved, one per tree holding one that
-	 * went, and every mount of the table now */
-	v = malloc((3 * n + 2 * in->nmtab + in->nmrec + 1) * sizeof(*v));
-	if (!v) {
-		in->rescan_due = in->crawl_due = true;
-		goto keep;
-	}
-	/* by id: what went, what came, what moved */
-	for (i = j = 0; i < in->nmtab || j < n;) {
-		const struct inofd__mnt *o = i < in->nmtab ? &in->mtab[i] : NULL;
-		const struct inofd__mnt *w = j < n ? &tab[j] : NULL;
-		const char *op = o ? in->mnames + o->off : NULL;
-		const char *np = w ? buf + w->off : NULL;
-
-		if (o && (!w || o->id < w->id)) {
-			nv += went(in, o->id, op, v + nv);
-			i++;
-		} else if (w && (!o || w->id < o->id)) {
-			v[nv++] = (struct item){ .path = np, .id = w->id,
-						 .here = true };
-			j++;
-		} else {
-			if (strcmp(op, np) || !same_src(in->mnames + o->src,
-							 buf + w->src)) {
-				/* moved, or gone and its id taken again */
-				nv += went(in, o->id, op, v + nv);
-				v[nv++] = (struct item){ .path = np,
-							 .id = w->id,
-							 .here = true };
-			}
-			i++;
-			j++;
-		}
-	}
-	/*
-	 * The table changed, or a mount was not placed: every mount where it
-	 * is now, too (the same ones: no change).  A umount and a mount at
-	 * one place can leave the table as it was, line for line: the mount
-	 * id, the anonymous device number and the root are reused (a tmpfs
-	 * unmounted and another mounted, in one batch).  Identity says.
-	 */
-	if (retry || changed)
-		for (i = 0; i < n; i++)
-			v[nv++] = (struct item){ .path = buf + tab[i].off,
-						 .id = tab[i].id,
-						 .here = true };
-	if (nv) {
-		size_t k;
-
-		qsort(v, nv, sizeof(*v), cmp_item);
-		for (i = k = 0; i < nv; i++) {
-			if (k && !strcmp(v[k - 1].path, v[i].path)) {
-				if (v[i].own)
-					free((char *)v[i].path);
-				continue;
-			}
-			v[k++] = v[i];
-		}
-		act(in, v, k, NULL);
-		for (i = 0; i < k; i++)
-			if (v[i].own)
-				free((char *)v[i].path);
-	}
-	free(v);
-keep:
+	if (in->mknown)
+		changes(in, buf, tab, n, retry || changed);
 	free(in->mtab);
 	free(in->mnames);
 	in->mtab = tab;
 	in->mnames = buf;
 	in->nmtab = n;
 	in->mknown = true;
+	stale_done(in);
+}
+
+/* Tree r has events to flag until the table is acted on (stale_done()). */
+static void stale_begin(struct inofd__reg *r)
+{
+	if (!r->mstale) {
+		r->mstale = true;
+		if (++r->mgen == 0)	/* 0: a node never marked */
+			r->mgen = 1;
+	}
+}
+
+/* Tree r's events on m and below are flagged until the table is acted on. */
+static void mark(struct inofd__reg *r, struct inofd__mem *m)
+{
+	stale_begin(r);
+	m->mgen = r->mgen;
+}
+
+/*
+ * Entry name of node m and below, whatever node has that name by then: a
+ * mount point the tree holds no node for yet (made, or renamed there, by
+ * records not parsed yet).  Without memory, m and below.
+ */
+static void mark_name(struct inofd__reg *r, struct inofd__mem *m,
+		      const char *name)
+{
+	struct inofd__mmark *v = realloc(r->mmark, (r->nmmark + 1) *
+					 sizeof(*v));
+	char *n = v ? strdup(name) : NULL;
+
+	if (v)
+		r->mmark = v;
+	if (!n) {
+		mark(r, m);
+		return;
+	}
+	stale_begin(r);
+	v[r->nmmark++] = (struct inofd__mmark){ .dir = m, .name = n };
+}
+
+/*
+ * Tree r's directory of identity (dev, ino): its node, or NULL; *above:
+ * the watch of the root's chain on it (a directory above the root).
+ */
+static struct inofd__mem *member(struct inofd *in, struct inofd__reg *r,
+				 dev_t dev, ino_t ino,
+				 struct inofd__mem **above)
+{
+	int wd = inofd__kwd_of(in, dev, ino);
+	struct inofd__kw *kw = wd >= 0 ? inofd__kw_find(in, wd) : NULL;
+	struct inofd__mem *m;
+
+	*above = NULL;
+	for (m = kw ? kw->mems : NULL; m; m = m->kwnext)
+		if (m->reg == r && m->kind == INOFD__MEM_NODE)
+			return m;
+		else if (m->reg == r && m->kind == INOFD__MEM_PARENT)
+			*above = m;
+	return NULL;
+}
+
+/*
+ * Mount point p, in the table now: by identity, not by the tree's paths
+ * (the records that rename them are not parsed yet).  Its parent is a
+ * directory of tree r: the node of its name is marked (or the parent, if
+ * the tree holds no such node); a directory above the root: the root.
+ */
+static void peek_here(struct inofd *in, struct inofd__reg *r, const char *p)
+{
+	const char *base = strrchr(p, '/');
+	struct inofd__mem *m, *c, *above;
+	struct stat st;
+	char *dir;
+
+	if (!base || !base[1])
+		base = NULL;	/* "/" itself: above every root */
+	dir = strndup(p, base && base != p ? (size_t)(base - p) : 1);
+	if (!dir || stat(dir, &st) < 0) {
+		free(dir);
+		return;
+	}
+	m = member(in, r, st.st_dev, st.st_ino, &above);
+	if (!base || (above && !inofd__anc_beside(above, dir, base + 1)))
+		mark(r, r->root);	/* on the chain, or not known */
+	else if (m && (c = inofd__node_child(m, base + 1)))
+		mark(r, c);
+	else if (m)
+		mark_name(r, m, base + 1);
+	free(dir);
+}
+
+/*
+ * Mount id, gone from the table (or moved away from old): where tree r
+ * recorded it when it saw it (its root's identity, or its parent node and
+ * name), or, not recorded in r (it was not inside: above the root, say),
+ * old as a point of the table now.
+ */
+static void peek_gone(struct inofd *in, struct inofd__reg *r, int id,
+		      const char *old)
+{
+	struct inofd__mem *above;
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < in->nmrec; i++) {
+		struct inofd__mrec *x = &in->mrec[i];
+		struct inofd__kw *kw;
+		struct inofd__mem *m = NULL, *c;
+
+		if (x->mnt != id || x->reg != r->id)
+			continue;
+		found = true;
+		if (x->ino)
+			m = member(in, r, x->dev, x->ino, &above);
+		if (m) {
+			mark(r, m);
+		} else if ((kw = inofd__kw_find(in, x->wd)) &&
+			   (m = inofd__mem_of(kw, r))) {
+			c = inofd__node_child(m, x->name);
+			if (c)
+				mark(r, c);
+			else
+				mark_name(r, m, x->name);
+		} else {
+			mark(r, r->root);	/* not found: all of it */
+		}
+	}
+	if (!found)
+		peek_here(in, r, old);
+}
+
+/* Tree r, for each changed point of v. */
+static void peek_tree(struct inofd *in, struct inofd__reg *r,
+		      const struct item *v, size_t nv)
+{
+	size_t i;
+
+	for (i = 0; i < nv; i++)
+		if (v[i].here)
+			peek_here(in, r, v[i].path);
+		else
+			peek_gone(in, r, v[i].id, v[i].path);
+}
+
+/*
+ * Records were just read (not parsed yet).  A mount change and records
+ * have no common order: the kernel tells the one to mountinfo's poll and
+ * the other to inotify, and the table is acted on only after the batch
+ * (inofd__mounts_check(), which needs every record parsed).  Records read
+ * after the table changed may be from after the change: a tree with a
+ * mount point that came, went or moved inside it, on its root or above
+ * it has no path it can vouch for, until the check has acted: it is
+ * unsure, its events flagged INOFD_EVF_STALE_PATH.  A change seen here
+ * was before every record read since the last look, and after every
+ * record read before it: the flag is on exactly the records that may
+ * follow the change.  (The poll consumes the change: in->mchanged tells
+ * the check.)
+ */
+void inofd__mounts_peek(struct inofd *in)
+{
+	struct pollfd pf = { .fd = in->mfd, .events = POLLPRI };
+	struct inofd__mnt *tab;
+	struct item *v;
+	size_t n, nv;
+	unsigned int i;
+	char *buf;
+
+	if (!in->mtrees || in->mfd < 0 || !in->mknown ||
+	    poll(&pf, 1, 0) <= 0 || !(pf.revents & (POLLPRI | POLLERR)))
+		return;
+	in->mchanged = true;
+	if (read_table(in->mfd, &buf, &tab, &n)) {
+		buf = NULL;
+		tab = NULL;
+		n = 0;
+	}
+	v = malloc((2 * n + 2 * in->nmtab + 1) * sizeof(*v));
+	/* not known where: every tree ("/" is above every root) */
+	nv = v && buf ? diff(in, buf, tab, n, v, false) : 0;
+	if (v && !buf)
+		v[nv++] = (struct item){ .path = "/", .here = true };
+	for (i = 0; v && i < in->regsize; i++) {
+		struct inofd__reg *r;
+
+		for (r = in->regtab[i]; r; r = r->hnext)
+			if (r->kind == INOFD__REG_TREE && r->path &&
+			    r->root && !r->lost)
+				peek_tree(in, r, v, nv);
+	}
+	if (!v)	/* nothing can be flagged: a loss */
+		in->rescan_due = in->crawl_due = true;
+	inofd__paths_changed(in);
+	free(v);
+	free(buf);
+	free(tab);
 }
 
 void inofd__mounts_free(struct inofd *in)

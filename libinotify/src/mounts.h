@@ -52,6 +52,10 @@ INOFD__HIDDEN void inofd__mounts_tree_failed(struct inofd *in, bool first);
  * INOFD_EV_ERROR -EOPNOTSUPP on its root). */
 INOFD__HIDDEN void inofd__mounts_tree_made(struct inofd *in,
 					   struct inofd__reg *r);
+/* Records were just read: if the table changed meanwhile, the trees it
+ * changed in are unsure (their events flagged INOFD_EVF_STALE_PATH) until
+ * inofd__mounts_check() has acted on it. */
+INOFD__HIDDEN void inofd__mounts_peek(struct inofd *in);
 /* After a batch (no record left unread): if the table changed, every tree
  * directory mounted over or uncovered is watched again by identity, with
  * an INOFD_EV_RESCAN naming it. */

@@ -43,6 +43,24 @@ static bool unborn(const struct inofd *in, const struct inofd__mem *m,
 	       !(mask & (IN_UNMOUNT | IN_IGNORED));
 }
 
+/*
+ * Is the path an event on m gets maybe stale?  A mount change not acted on
+ * yet (reg->mstale, not reg->unsure) flags a path, never an event that has
+ * none (given: the path is full).
+ */
+static bool stale_path(struct inofd *in, struct inofd__mem *m, bool given,
+		       const char *full)
+{
+	size_t dl;
+
+	if (m->reg->kind == INOFD__REG_PLAIN && m->reg->stale)
+		return true;
+	if (!inofd__mem_unsure(m))
+		return false;
+	return m->reg->unsure ||
+	       (given ? full != NULL : inofd__mem_path(in, m, &dl) != NULL);
+}
+
 static struct inofd_event *push_at(struct inofd *in, struct inofd__mem *m,
 				   int type, const char *name, bool copy,
 				   bool given, const char *full)
@@ -58,8 +76,7 @@ static struct inofd_event *push_at(struct inofd *in, struct inofd__mem *m,
 	ev->data = m->reg->data;
 	ev->ino = (uint64_t)m->kw->ino;
 	ev->dev = (uint64_t)m->kw->dev;
-	if ((m->reg->kind == INOFD__REG_PLAIN && m->reg->stale) ||
-	    inofd__mem_unsure(m))
+	if (stale_path(in, m, given, full))
 		ev->flags |= INOFD_EVF_STALE_PATH;
 	if (given) {
 		dir = full;
@@ -355,8 +372,3 @@ void inofd__subtree_free(struct inofd *in, struct inofd__mem *m)
 	inofd__subtree_end(in, m, INOFD_EVF_SYNTHETIC);
 }
 
-bool inofd__mem_unsure(const struct inofd__mem *m)
-{
-	/* a plain watch takes no path from an unsure tree (table.c) */
-	return m->reg->unsure;
-}

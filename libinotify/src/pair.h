@@ -26,8 +26,6 @@ INOFD__HIDDEN void inofd__error(struct inofd *in, struct inofd__mem *m,
 INOFD__HIDDEN void inofd__set_from(struct inofd *in, struct inofd_event *ev,
 				   struct inofd__mem *m, const char *name,
 				   const char *path);
-/* Was m's path taken from a tree that is unsure (reg->unsure)? */
-INOFD__HIDDEN bool inofd__mem_unsure(const struct inofd__mem *m);
 /* inofd__emit() with the full path given (NULL: unknown). */
 INOFD__HIDDEN struct inofd_event *inofd__emit_path(struct inofd *in,
 						   struct inofd__mem *m,

@@ -210,6 +210,8 @@ static struct inofd__pend *pend_add(struct inofd *in, struct inofd__kw *kw,
 		in->pfirst = p;
 	in->plast = p;
 	in->npend++;
+	if (mask & IN_ISDIR)
+		in->npend_dir++;
 	return p;
 }
 
@@ -237,6 +239,8 @@ static void pend_unlink(struct inofd *in, struct inofd__pend *p)
 	else
 		in->plast = p->tprev;
 	in->npend--;
+	if (p->mask & IN_ISDIR)
+		in->npend_dir--;
 }
 
 /* Half p waits for the record of another cookie from now on. */
@@ -906,7 +910,7 @@ static bool tree_knows(struct inofd *in, struct inofd__kw *kw)
 	size_t len;
 
 	for (n = kw->mems; n; n = n->kwnext)
-		if (n->kind == INOFD__MEM_NODE && !n->reg->unsure &&
+		if (n->kind == INOFD__MEM_NODE && !inofd__mem_unsure(n) &&
 		    !n->reg->lost && inofd__mem_path(in, n, &len))
 			return true;
 	return false;

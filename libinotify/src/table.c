@@ -193,6 +193,9 @@ void inofd__reg_free(struct inofd *in, struct inofd__reg *r)
 	free(r->rootname);
 	free(r->anc);
 	free(r->anc_id);
+	while (r->nmmark)
+		free(r->mmark[--r->nmmark].name);
+	free(r->mmark);
 	free(r);
 }
 
@@ -408,6 +411,32 @@ int inofd__node_name(struct inofd__mem *m, const char *name)
 	return 0;
 }
 
+bool inofd__mem_unsure(const struct inofd__mem *m)
+{
+	const struct inofd__reg *r = m->reg;
+
+	/* a plain watch takes no path from an unsure tree (table.c) */
+	if (r->unsure)
+		return true;
+	if (!r->mstale)
+		return false;
+	/* a mount changed on m or above it, not acted on yet (mounts.c);
+	 * the watches above the root: on the root or above it */
+	if (m->kind != INOFD__MEM_NODE)
+		m = r->root;
+	for (; m; m = m->parent) {
+		unsigned int i;
+
+		if (m->mgen == r->mgen)
+			return true;
+		for (i = 0; i < r->nmmark && m->name; i++)
+			if (r->mmark[i].dir == m->parent &&
+			    !strcmp(r->mmark[i].name, m->name))
+				return true;
+	}
+	return false;
+}
+
 void inofd__paths_changed(struct inofd *in)
 {
 	if (++in->epoch == 0)
@@ -476,7 +505,7 @@ static const char *build(struct inofd *in, struct inofd__mem *m, size_t *len)
 		 * the watch's own path, as outside any tree.
 		 */
 		for (n = m->kw->mems; n; n = n->kwnext)
-			if (n->kind == INOFD__MEM_NODE && !n->reg->unsure &&
+			if (n->kind == INOFD__MEM_NODE && !inofd__mem_unsure(n) &&
 			    !n->reg->lost)
 				return inofd__mem_path(in, n, len) ?
 				       memcpy_path(m, n->pc, *len, len) : NULL;

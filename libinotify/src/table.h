@@ -66,6 +66,9 @@ INOFD__HIDDEN bool inofd__node_below(const struct inofd__mem *a,
  * or no memory to make it (errno ENOMEM, not cached). */
 INOFD__HIDDEN const char *inofd__mem_path(struct inofd *in,
 					  struct inofd__mem *m, size_t *len);
+/* Was m's path taken from a tree that is unsure (reg->unsure), or from
+ * below a mount change not acted on yet (reg->mstale)? */
+INOFD__HIDDEN bool inofd__mem_unsure(const struct inofd__mem *m);
 INOFD__HIDDEN void inofd__paths_changed(struct inofd *in);
 /* A crawl put a directory of tree r, already watched, where it is now. */
 INOFD__HIDDEN void inofd__placed_now(struct inofd *in, struct inofd__reg *r);

@@ -192,6 +192,104 @@ static bool mount_root(int dfd, int fd)
 }
 
 /*
+ * add_child() met c, a node tree r holds for the directory (cfd) at entry
+ * name of dfd (node m, the step's wd).  0 when done, 1: list it now
+ * (list), -errno.
+ */
+static int known_child(struct inofd *in, struct inofd__mem *m,
+		       struct inofd__mem *c, int dfd, int cfd,
+		       const char *name, int wd, const struct wctx *w,
+		       bool list)
+{
+	struct inofd__reg *r = m->reg;
+	int e;
+
+	/* a bind mount of an ancestor, or met twice in one crawl */
+	if (c == r->root || inofd__node_below(c, m) ||
+	    (w->crawl && c->gen == w->crawl))
+		return 0;
+	/* still where the tree has it: a second name, a bind mount of it
+	 * (mount --bind t/a t/b), not a move; the name that is not a
+	 * mount's root keeps it */
+	if ((c->parent != m || strcmp(c->name, name)) && c->parent &&
+	    c->name && !c->moving && !c->shadow &&
+	    inofd__tree_entry_is(in, c->parent, c->name, c->kw) &&
+	    mount_root(dfd, cfd))
+		return 0;
+	if (c->parent != m || strcmp(c->name, name)) {
+		/* ours, found elsewhere by a re-walk: it is here */
+		e = inofd__node_name(c, name);
+		if (e < 0)
+			return e;
+		inofd__node_unlink(in, c);
+		inofd__node_link(in, m, c);
+		if (w->crawl)	/* after a loss: the present */
+			inofd__placed_now(in, r);
+	}
+	if (c->moving || c->shadow || c->xpart) {
+		/* found where it is, by identity */
+		c->moving = c->shadow = c->xpart = false;
+		if (w->crawl)
+			inofd__placed_now(in, r);
+		inofd__paths_changed(in);
+	}
+	if (!w->crawl)
+		return inofd__tree_reached(in, c);
+	c->gen = r->gen;
+	if (list)
+		return 1;
+	return inofd__work_push(in, &(struct inofd__step){
+		.kind = INOFD__W_LIST, .reg = r, .wd = wd,
+		.name = NULL, .synth = false, .crawl = w->crawl,
+		.job = w->job, .root_wd = w->root_wd });
+}
+
+/*
+ * add_child(): a directory tree m's does not hold (kernel watch wd, kw if
+ * the library has it, identity st) at entry name of node m becomes node
+ * *cp.  0 when done, 1: list it now (list), -errno.
+ */
+static int new_child(struct inofd *in, struct inofd__mem *m,
+		     struct inofd__kw *kw, int wd, const struct stat *st,
+		     const char *name, const struct wctx *w, bool list,
+		     struct inofd__mem **cp)
+{
+	struct inofd__reg *r = m->reg;
+	struct inofd__mem *c;
+
+	if (!kw) {
+		kw = inofd__kw_get(in, wd, st->st_dev, st->st_ino);
+		if (!kw) {
+			inofd__backend_rm(in, wd);
+			return -ENOMEM;
+		}
+	}
+	kw->kmask |= inofd__tree_kmask(r) & IN_ALL_EVENTS;
+	c = inofd__mem_new(in, r, kw, INOFD__MEM_NODE);
+	if (!c) {
+		inofd__kw_put(in, kw, true);
+		return -ENOMEM;
+	}
+	c->gen = r->gen;
+	if (inofd__node_name(c, name) < 0)
+		goto nomem;
+	inofd__node_link(in, m, c);
+	*cp = c;
+	if (list)
+		return 1;
+	if (inofd__work_push(in, &(struct inofd__step){
+			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
+			.name = NULL, .synth = w->synth, .crawl = w->crawl,
+			.job = w->job,
+			.root_wd = w->root_wd >= 0 ? w->root_wd : wd }) < 0)
+		goto nomem;
+	return 0;
+nomem:
+	inofd__subtree_free(in, c);
+	return -ENOMEM;
+}
+
+/*
  * Watch entry name of directory dfd (tree node m).  0 when done or when
  * there is nothing to watch, -errno on failure.  With lfd, a directory to
  * list is handed back open for reading (*lfd, node *cm; *seen: it was
@@ -230,84 +328,15 @@ static int add_child(struct inofd *in, struct inofd__mem *m, int dfd,
 	if (seen)
 		*seen = kw != NULL;
 	c = kw ? inofd__mem_of(kw, r) : NULL;
-	if (c) {
-		/* a bind mount of an ancestor, or met twice in one crawl */
-		if (c == r->root || inofd__node_below(c, m) ||
-		    (w->crawl && c->gen == w->crawl))
-			goto out;
-		/* still where the tree has it: a second name, a bind
-		 * mount of it (mount --bind t/a t/b), not a move; the
-		 * name that is not a mount's root keeps it */
-		if ((c->parent != m || strcmp(c->name, name)) && c->parent &&
-		    c->name && !c->moving && !c->shadow &&
-		    inofd__tree_entry_is(in, c->parent, c->name, c->kw) &&
-		    mount_root(dfd, cfd))
-			goto out;
-		if (c->parent != m || strcmp(c->name, name)) {
-			/* ours, found elsewhere by a re-walk: it is here */
-			e = inofd__node_name(c, name);
-			if (e < 0)
-				goto out;
-			inofd__node_unlink(in, c);
-			inofd__node_link(in, m, c);
-			if (w->crawl)	/* after a loss: the present */
-				inofd__placed_now(in, r);
-		}
-		if (c->moving || c->shadow || c->xpart) {
-			/* found where it is, by identity */
-			c->moving = c->shadow = c->xpart = false;
-			if (w->crawl)
-				inofd__placed_now(in, r);
-			inofd__paths_changed(in);
-		}
-		if (!w->crawl) {
-			e = inofd__tree_reached(in, c);
-			goto out;
-		}
-		c->gen = r->gen;
-		if (lfd)
-			goto list;
-		e = inofd__work_push(in, &(struct inofd__step){
-			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
-			.name = NULL, .synth = false, .crawl = w->crawl,
-			.job = w->job, .root_wd = w->root_wd });
-		goto out;
+	if (c)
+		e = known_child(in, m, c, dfd, cfd, name, wd, w, lfd != NULL);
+	else
+		e = new_child(in, m, kw, wd, &st, name, w, lfd != NULL, &c);
+	if (e == 1) {
+		*lfd = cfd;
+		*cm = c;
+		return 0;
 	}
-	if (!kw) {
-		kw = inofd__kw_get(in, wd, st.st_dev, st.st_ino);
-		if (!kw) {
-			inofd__backend_rm(in, wd);
-			e = -ENOMEM;
-			goto out;
-		}
-	}
-	kw->kmask |= inofd__tree_kmask(r) & IN_ALL_EVENTS;
-	c = inofd__mem_new(in, r, kw, INOFD__MEM_NODE);
-	if (!c) {
-		inofd__kw_put(in, kw, true);
-		e = -ENOMEM;
-		goto out;
-	}
-	c->gen = r->gen;
-	if (inofd__node_name(c, name) < 0)
-		goto nomem;
-	inofd__node_link(in, m, c);
-	if (lfd)
-		goto list;
-	if (inofd__work_push(in, &(struct inofd__step){
-			.kind = INOFD__W_LIST, .reg = r, .wd = wd,
-			.name = NULL, .synth = w->synth, .crawl = w->crawl,
-			.job = w->job,
-			.root_wd = w->root_wd >= 0 ? w->root_wd : wd }) < 0)
-		goto nomem;
-	goto out;
-list:
-	*lfd = cfd;
-	*cm = c;
-	return 0;
-nomem:
-	inofd__subtree_free(in, c);
-	e = -ENOMEM;
 out:
 	close(cfd);
 	return e;
@@ -1638,6 +1667,64 @@ int inofd__anc_holds(const struct inofd__mem *m, const char *name)
 	for (i = 0; i < r->nanc && r->anc[i] != m; i++)
 		;
 	return i < r->nanc && comp_is(r, i, name) ? (int)i : -1;
+}
+
+/*
+ * The chain's next level (inode ino) is an entry of dir under another name
+ * (renamed by records not parsed yet): is entry name of dir, if there is
+ * one, not it?  A mount point's d_ino is the directory it covers.  False
+ * when not known.
+ */
+static bool covers_not(const char *dir, const char *name, ino_t ino)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool on = false, other = false;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		if (!strcmp(e->d_name, name))
+			on = e->d_ino == ino;
+		else if (e->d_ino == ino)
+			other = true;
+	closedir(d);
+	return other && !on;
+}
+
+bool inofd__anc_beside(const struct inofd__mem *a, const char *dir,
+		       const char *name)
+{
+	const struct inofd__reg *r = a->reg;
+	const char *comp = NULL;
+	char p[PATH_MAX];
+	struct stat st;
+	dev_t dev = 0;
+	ino_t ino = 0;
+	unsigned int i;
+	size_t len = 0;
+
+	for (i = 0; i < r->nanc && r->anc[i] != a; i++)
+		;
+	if (i < r->nanc && r->anc_id) {
+		comp = path_comp(r, i, &len);
+		dev = r->anc_id[i + 1].dev;
+		ino = r->anc_id[i + 1].ino;
+	} else if (a == r->plink && r->rootname && r->root) {
+		comp = r->rootname;
+		len = strlen(comp);
+		dev = r->root->kw->dev;
+		ino = r->root->kw->ino;
+	}
+	if (!comp || r->lost || (strlen(name) == len && !memcmp(name, comp, len)))
+		return false;
+	/* the chain goes on by the tree's name: beside it */
+	if (snprintf(p, sizeof(p), "%s/%.*s", strcmp(dir, "/") ? dir : "",
+		     (int)len, comp) >= (int)sizeof(p))
+		return false;
+	if (stat(p, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+		return true;
+	return covers_not(dir, name, ino);
 }
 
 void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,

@@ -56,6 +56,11 @@ INOFD__HIDDEN void inofd__tree_roots_check(struct inofd *in,
  * its level in reg->anc, or -1. */
 INOFD__HIDDEN int inofd__anc_holds(const struct inofd__mem *m,
 				   const char *name);
+/* A mount at dir/name, dir (its real path) the chain level a of its tree:
+ * is it certainly beside the chain (the chain goes on by the tree's name
+ * for the next level, which name is not)? */
+INOFD__HIDDEN bool inofd__anc_beside(const struct inofd__mem *a,
+				     const char *dir, const char *name);
 /* The directory at level lvl + 1 of the root's path is now called name. */
 INOFD__HIDDEN void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,
 				      unsigned int lvl, const char *name);

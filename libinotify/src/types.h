@@ -220,6 +220,10 @@ struct inofd__mem {
 						 * its own */
 	bool			shadow;		/* replaced, or unknown: never
 						 * found by name */
+	unsigned int		mgen;		/* reg->mgen while reg->mstale:
+						 * a mount changed on it or
+						 * below, not acted on yet
+						 * (inofd__mounts_peek()) */
 	/* cached full path (NULL path: pc_null); an entry's path is the
 	 * first pclen bytes of pc, a '/', and the name at pcjoin; pccap
 	 * is pclen + 1 rounded up to 16 or more (the fast path copies
@@ -260,6 +264,19 @@ struct inofd__reg {
 	bool			chain_short;	/* tree: the watches above the
 						 * root could not all be made:
 						 * every event is flagged */
+	bool			mstale;		/* tree: the mount table changed
+						 * in it (nodes of mgen, names
+						 * of mmark) or above it (its
+						 * root), not acted on yet:
+						 * those events are flagged */
+	unsigned int		mgen;		/* tree: mstale's generation */
+	struct inofd__mmark {			/* tree, while mstale: entry
+						 * name of dir (a node or not
+						 * yet) and below, flagged */
+		const struct inofd__mem	*dir;
+		char			*name;
+	}			*mmark;
+	unsigned int		nmmark;
 	void			*data;
 	char			*path;		/* plain/tree root; may be NULL */
 	struct inofd__mem	*root;		/* plain member or tree root */
@@ -398,6 +415,7 @@ struct inofd {
 	struct inofd__pend	*pfirst, *plast;	/* by deadline */
 	struct inofd__pend	*pfree;
 	unsigned int		npend;
+	unsigned int		npend_dir;	/* of them, halves of directories */
 	struct inofd__mem	*wfirst, *wlast;	/* open windows */
 
 	/* tree.c */
@@ -480,6 +498,9 @@ struct inofd {
 	bool			mretry;		/* a mount the tree could not
 						 * place: read the table again */
 	unsigned int		mtries;		/* retries since a change */
+	bool			mchanged;	/* the table changed: seen (and
+						 * consumed) by a peek, not yet
+						 * acted on */
 	ino_t			mns;		/* the mount namespace's inode */
 	struct inofd__mnt	*mtab;		/* by id */
 	size_t			nmtab;

@@ -253,6 +253,12 @@ struct run {
 	bool lost;		/* the library reported a loss for the tree */
 	int errors, rescans;
 	int rescans_at_check;	/* rescans when the last check began */
+	/* mount points that changed since the last check: absolute path
+	 * then, and node */
+	char **mchg;
+	char **mchg_rel;	/* below the root ("a/b"), or NULL */
+	int *mchg_id;
+	int nmchg;
 	unsigned long stale_flagged;	/* tree events flagged maybe stale */
 
 	struct probe *probes;
@@ -922,14 +928,154 @@ static void describe(struct run *r, const struct inofd_event *ev, char *b,
 		 ev->from_path ? ev->from_path : "");
 }
 
+/* A mount point changed (mount, umount, move: both ends) since the last
+ * check: its absolute path, and its node (whatever paths it had). */
+static void mchg_add(struct run *r, const char *abs, const struct node *d)
+{
+	char **v = realloc(r->mchg, (r->nmchg + 1) * sizeof(*v));
+	char **rl = v ? realloc(r->mchg_rel, (r->nmchg + 1) * sizeof(*rl)) :
+		   NULL;
+	int *id = rl ? realloc(r->mchg_id, (r->nmchg + 1) * sizeof(*id)) :
+		  NULL;
+	const struct node *n;
+	char b[PATH_MAX] = "";
+	size_t k;
+
+	if (v)
+		r->mchg = v;
+	if (rl)
+		r->mchg_rel = rl;
+	if (id)
+		r->mchg_id = id;
+	if (!v || !rl || !id || !(v[r->nmchg] = strdup(abs))) {
+		fprintf(stderr, "oracle: out of memory\n");
+		exit(2);
+	}
+	rl[r->nmchg] = NULL;
+	if (r->root && d != r->root && below(d, r->root)) {
+		/* its path below the root: d's rel() less the root's */
+		rel(d, b, sizeof(b));
+		for (k = 0, n = r->root; n && n->parent; n = n->parent)
+			k += strlen(n->name) + 1;
+		rl[r->nmchg] = strdup(b + (k <= strlen(b) ? k : strlen(b)));
+	}
+	id[r->nmchg++] = d->id;
+}
+
+/* Did the root hold path q (a prefix of an event's) since the last
+ * quiescent point? */
+static bool root_held(struct run *r, const char *q)
+{
+	struct hent *h = r->root ? hist_find(r, q, false) : NULL;
+	int i;
+
+	for (i = 0; h && i < h->n; i++)
+		if (h->v[i].e >= r->qtick && h->v[i].obj == r->root->id)
+			return true;
+	return false;
+}
+
+/* dir (dl bytes) is the root's path then and rel, at or below a changed
+ * mount point's path below the root? */
+static bool rel_near(struct run *r, const char *dir, size_t dl)
+{
+	char q[PATH_MAX];
+	size_t k, ml;
+	int i;
+
+	if (dl >= sizeof(q))
+		return false;
+	for (k = 1; k <= dl; k++) {
+		if (k < dl && dir[k] != '/')
+			continue;
+		memcpy(q, dir, k);
+		q[k] = '\0';
+		if (!root_held(r, q))
+			continue;
+		for (i = 0; i < r->nmchg; i++) {
+			ml = r->mchg_rel[i] ? strlen(r->mchg_rel[i]) : 0;
+			if (ml && dl >= k + 1 + ml && dir[k] == '/' &&
+			    !strncmp(dir + k + 1, r->mchg_rel[i], ml) &&
+			    (dl == k + 1 + ml || dir[k + 1 + ml] == '/'))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Did a changed mount point hold path q since the last quiescent point? */
+static bool mchg_held(struct run *r, const char *q)
+{
+	struct hent *h = hist_find(r, q, false);
+	int i, j;
+
+	for (i = 0; h && i < h->n; i++)
+		for (j = 0; j < r->nmchg; j++)
+			if (h->v[i].e >= r->qtick && h->v[i].obj == r->mchg_id[j])
+				return true;
+	return false;
+}
+
+static void mchg_reset(struct run *r)
+{
+	while (r->nmchg) {
+		r->nmchg--;
+		free(r->mchg[r->nmchg]);
+		free(r->mchg_rel[r->nmchg]);
+	}
+}
+
+/* Is the directory an event with path (and name) is on at or below a mount
+ * point that changed since the last check (at the path it had then, or
+ * any path it had since the last quiescent point)? */
+static bool mount_near(struct run *r, const char *path, const char *name)
+{
+	char q[PATH_MAX];
+	size_t dl, ml;
+	int i;
+
+	if (!path)
+		return false;
+	dl = strlen(path);
+	if (name && dl > strlen(name))
+		dl -= strlen(name) + 1;
+	for (i = 0; i < r->nmchg; i++) {
+		ml = strlen(r->mchg[i]);
+		if (dl >= ml && !strncmp(path, r->mchg[i], ml) &&
+		    (dl == ml || path[ml] == '/'))
+			return true;
+	}
+	if (dl >= sizeof(q))
+		return false;
+	if (rel_near(r, path, dl))
+		return true;	/* by the root's path then: renames above */
+	memcpy(q, path, dl);
+	q[dl] = '\0';
+	for (;;) {
+		char *sl;
+
+		if (mchg_held(r, q))
+			return true;
+		sl = strrchr(q, '/');
+		if (!sl || sl == q)
+			return false;
+		*sl = '\0';
+	}
+}
+
 /*
  * A tree's event may be flagged INOFD_EVF_STALE_PATH after a loss the
  * library reported since the last check, or after it reported an ERROR
- * for the tree at all.
+ * for the tree at all, or (inofd_read(3)) read after the mount table
+ * changed and before the library acted on it, in a directory at or
+ * below a mount point that changed (mount, umount, mount --move): the
+ * change and the records have no common order.
  */
-static bool stale_ok(const struct run *r)
+static bool stale_ok(struct run *r, const struct inofd_event *ev)
 {
-	return r->rescans != r->rescans_at_check || r->lost;
+	return r->rescans != r->rescans_at_check || r->lost ||
+	       mount_near(r, ev->path, ev->name) ||
+	       mount_near(r, ev->from_path, ev->from_name);
 }
 
 /* Paths a registration's events are held to: see the file comment. */
@@ -964,7 +1110,7 @@ static void check_path(struct run *r, const struct inofd_event *ev,
 	 * to the history.
 	 */
 	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH) &&
-	    stale_ok(r)) {
+	    stale_ok(r, ev)) {
 		r->stale_flagged++;
 		return;
 	}
@@ -1174,7 +1320,7 @@ static void writer_path(struct run *r, const struct inofd_event *ev,
 	if (g && !g->tree && g->moved)
 		return;
 	if (g && g->tree && (ev->flags & INOFD_EVF_STALE_PATH) &&
-	    stale_ok(r)) {
+	    stale_ok(r, ev)) {
 		r->stale_flagged++;
 		return;
 	}
@@ -1267,7 +1413,7 @@ static void probe_event(struct run *r, const struct inofd_event *ev)
 	if (g && g->tree) {
 		pr->n_tree++;
 		/* flagged maybe stale where allowed: the path may be wrong */
-		if ((ev->flags & INOFD_EVF_STALE_PATH) && stale_ok(r))
+		if ((ev->flags & INOFD_EVF_STALE_PATH) && stale_ok(r, ev))
 			return;
 		if (ev->path ? strcmp(ev->path, pr->path) != 0 : !r->lost) {
 			if (!pr->bad[0])
@@ -1364,7 +1510,7 @@ static void event(struct run *r, const struct inofd_event *ev)
 		diverge(r, "[type] INOFD_EV_CHANGED without coalescing");
 		return;
 	}
-	if (g->tree && (ev->flags & INOFD_EVF_STALE_PATH) && !stale_ok(r)) {
+	if (g->tree && (ev->flags & INOFD_EVF_STALE_PATH) && !stale_ok(r, ev)) {
 		describe(r, ev, d, sizeof(d));
 		diverge(r, "[stale-flag] a tree's event flagged stale with no loss reported since the last check, and no error for the tree: %s",
 			d);
@@ -1915,6 +2061,7 @@ static bool mount_op(struct run *r)
 		note(r, "mount -t tmpfs oracle %s", b);
 	}
 	r->tick++;
+	mchg_add(r, abs, d);
 	mt->active = true;
 	mt->mp = d;
 	snprintf(mt->path, sizeof(mt->path), "%s", b);
@@ -1962,6 +2109,7 @@ static bool umount_op(struct run *r, int which)
 		note(r, "umount %s", b);
 	}
 	r->tick++;
+	mchg_add(r, abs, d);
 	while (d->nkid) {
 		struct node *k2 = d->kid[d->nkid - 1];
 
@@ -2177,6 +2325,94 @@ static bool mvplace_op(struct run *r)
 	return true;
 }
 
+/* -P -M: no plain watch at or below n (its path would move with a mount) */
+static bool no_plain_below(const struct run *r, const struct node *n)
+{
+	int i;
+
+	for (i = 0; i < r->nregs; i++)
+		if (!r->regs[i].ended && !r->regs[i].tree && r->regs[i].dir &&
+		    below(r->regs[i].dir, n))
+			return false;
+	return true;
+}
+
+/*
+ * -P -M: mount --move of one of the mounts (over a directory of the tree,
+ * or one moved out before) onto a directory of a place: within the tree,
+ * out of it (a side directory) or into it.  In the model the mount point
+ * left shows what it covered again, and the one reached has its entries
+ * put aside and shows the mount's.  The ancestors are no destination: a
+ * mount there hides the root (-U covers that).
+ */
+static bool mvmnt_op(struct run *r)
+{
+	const struct place *dp = &places[rnd(&r->g, NPLACES)];
+	char a[PATH_MAX], b[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+	struct node *d, *e, **kid;
+	struct mnt *mt = NULL;
+	int i, k, nkid, ckid;
+	unsigned long root_ino;
+
+	if (!r->can_mount || !r->nmnt || dp->dir == pl_anc)
+		return false;
+	k = rnd(&r->g, r->nmnt);
+	for (i = 0; i < MAXMNT; i++)
+		if (r->mnts[i].active && !k--)
+			mt = &r->mnts[i];
+	d = mt->mp;
+	e = dp->dir(r);
+	if (!e || below(e, d) || below(d, e) || below(r->root, e) ||
+	    has_mount(e) || mnt_of(e) || has_writer(e) || has_writer(d) ||
+	    !no_plain_below(r, e) || !no_plain_below(r, d))
+		return false;
+	rel(d, ra, sizeof(ra));
+	rel(e, rb, sizeof(rb));
+	absp(r, d, a, sizeof(a));
+	absp(r, e, b, sizeof(b));
+	if (mount(a, b, NULL, MS_MOVE, NULL))
+		fs_fail(r, "mount --move", b);
+	note(r, "mount --move %s %s   # place %s", ra, rb, dp->name);
+	r->tick++;
+	mchg_add(r, a, d);
+	mchg_add(r, b, e);
+	/* d shows what it covered again */
+	for (i = 0; i < d->nkid; i++)
+		unrecord(r, d->kid[i]);
+	kid = d->kid;
+	nkid = d->nkid;
+	ckid = d->ckid;
+	root_ino = d->ino;
+	d->kid = mt->hidden;
+	d->nkid = mt->nhidden;
+	d->ckid = mt->chidden;
+	for (i = 0; i < d->nkid; i++)
+		record(r, d->kid[i]);
+	alt_push(d, d->ino);
+	d->ino = mt->ino;
+	d->mnt = 0;
+	/* e shows the mount's root and what is in it */
+	for (i = 0; i < e->nkid; i++)
+		unrecord(r, e->kid[i]);
+	mt->hidden = e->kid;
+	mt->nhidden = e->nkid;
+	mt->chidden = e->ckid;
+	e->kid = kid;
+	e->nkid = nkid;
+	e->ckid = ckid;
+	for (i = 0; i < e->nkid; i++) {
+		e->kid[i]->parent = e;
+		record(r, e->kid[i]);
+	}
+	mt->ino = e->ino;
+	alt_push(e, e->ino);
+	e->ino = root_ino;
+	e->mnt = (int)(mt - r->mnts) + 1;
+	mt->mp = e;
+	snprintf(mt->path, sizeof(mt->path), "%s", rb);
+	return true;
+}
+
 /* ln m's inode as name in d (one tick) */
 static struct node *relink_to(struct run *r, struct node *m, struct node *d,
 			      const char *name)
@@ -2256,6 +2492,8 @@ enum op {
 	OP_SYMLINK, OP_HARDLINK, OP_RELINK,
 	/* -P */
 	OP_MVPLACE, OP_RELNK,
+	/* -P -M */
+	OP_MVMNT,
 	OP_N
 };
 
@@ -2267,6 +2505,7 @@ static const char *const opname[OP_N] = {
 	"xchg", "norepl", "mvw",
 	"symlink", "hardlink", "relink",
 	"mvplace", "relnk",
+	"mvmnt",
 };
 
 /* -D: operations (and "relroot", "batch", "interleave") left out */
@@ -2508,7 +2747,8 @@ static bool do_op(struct run *r, enum op op)
 		return true;
 	case OP_CLEANOUT:
 		m = pick(r, r->out, true, true);
-		if (!m || has_writer(m))
+		/* -P -M: a mount moved out of the tree is never removed */
+		if (!m || has_writer(m) || has_mount(m))
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rm -r %s", b);
@@ -2768,6 +3008,8 @@ static bool do_op(struct run *r, enum op op)
 	}
 	case OP_MVPLACE:
 		return mvplace_op(r);
+	case OP_MVMNT:
+		return mvmnt_op(r);
 	case OP_RELNK:
 		return relnk_op(r);
 	case OP_RELINK: {
@@ -3154,6 +3396,7 @@ static void check(struct run *r, const char *when)
 	if (!r->failed)
 		dep_check(r);
 	r->rescans_at_check = r->rescans;
+	mchg_reset(r);
 	if (r->failed)
 		goto out;
 
@@ -3540,6 +3783,10 @@ static void cleanup(struct run *r)
 	for (i = 0; i < r->nlog; i++)
 		free(r->log[i]);
 	free(r->log);
+	mchg_reset(r);
+	free(r->mchg);
+	free(r->mchg_rel);
+	free(r->mchg_id);
 }
 
 static long sysctl_get(void)
@@ -3997,6 +4244,7 @@ static void umnt_end(struct run *r)
 	if (umount2(r->base, r->umnt_lazy ? MNT_DETACH : 0))
 		die("umount BASE");
 	r->tick++;
+	mchg_add(r, r->base, r->top);	/* its events may be flagged */
 	unrecord(r, r->top);
 	drain(r);
 	if (r->failed)
@@ -4176,6 +4424,8 @@ int main(int argc, char **argv)
 	if (feat & F_PLACES) {
 		weight[OP_MVPLACE] = 10;
 		weight[OP_RELNK] = 3;
+		if (feat & F_MOUNTS)
+			weight[OP_MVMNT] = 4;
 	}
 	if (feat & F_SYMLINKS) {
 		weight[OP_SYMLINK] = 3;

@@ -338,6 +338,160 @@ static void mount_over_root_is_lost(void **state)
 }
 
 /*
+ * A mount change and records in one batch (issue 38, class 4): the mount
+ * and the records have no common order, and the records are read before
+ * the table.  A mount moved within the tree (mount --move t/m1 t/m2), then
+ * a file and a directory made in it: their records name the mount's root
+ * by its watch, whose path the tree still has at t/m1 until the table is
+ * read.  Each such event is reported at its true path or flagged
+ * INOFD_EVF_STALE_PATH, never unflagged under t/m1; after the RESCANs the
+ * mount is watched at t/m2.
+ */
+static int unflagged_under(const struct fx *f, int from, const char *dir)
+{
+	size_t dl = strlen(dir);
+	int i;
+
+	for (i = from; i < f->n; i++)
+		if (f->r[i].type != INOFD_EV_RESCAN && f->r[i].path[0] &&
+		    !strncmp(f->r[i].path, dir, dl) &&
+		    (f->r[i].path[dl] == '/' || !f->r[i].path[dl]) &&
+		    !(f->r[i].flags & INOFD_EVF_STALE_PATH))
+			return i;
+	return -1;
+}
+
+static int moved_body(struct fx *f)
+{
+	int wd, i;
+
+	MKD(P(f, "t"));
+	MKD(P(f, "t/m1"));
+	MKD(P(f, "t/m2"));
+	CHECK(mount("inofd", P(f, "t/m1"), "tmpfs", 0, NULL) == 0, 2);
+	MKD(P(f, "t/m1/inmnt"));
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"),
+				 IN_CREATE | IN_MOVED_FROM | IN_MOVED_TO, NULL);
+	CHECK(wd >= 0, 3);
+	CHECK(PUMP(f->in) >= 0, 4);
+	i = f->n;
+	CHECK(mount(P(f, "t/m1"), P(f, "t/m2"), NULL, MS_MOVE, NULL) == 0, 5);
+	MKF(P(f, "t/m2/inmnt/AFTER"));
+	MKD(P(f, "t/m2/newdir"));
+	CHECK(PUMP(f->in) >= 0, 6);
+	CHECK(unflagged_under(f, i, P(f, "t/m1")) < 0, 7);
+	CHECK(seen(i, INOFD_EV_RESCAN, 0, P(f, "t/m2")) >= 0, 8);
+	i = f->n;
+	MKF(P(f, "t/m2/inmnt/LATER"));
+	CHECK(PUMP(f->in) >= 0, 9);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/m2/inmnt/LATER")) >= 0,
+	      10);
+	CHECK(unflagged_under(f, i, P(f, "t/m1")) < 0, 11);
+	CHECK(umount(P(f, "t/m2")) == 0, 12);
+	return 0;
+}
+
+static int moved_child(void *arg)
+{
+	return run(arg, moved_body);
+}
+
+static void mount_move_in_tree(void **state)
+{
+	expect(*state, moved_child);
+}
+
+/*
+ * A tmpfs over the root, and the covered root written through a
+ * descriptor in the same batch: the file is in the covered root, not at
+ * the path the tree had (which shows the tmpfs now).  Before the LOST its
+ * event is flagged INOFD_EVF_STALE_PATH, or has no path.
+ */
+static int over_root_fd_body(struct fx *f)
+{
+	int wd, i, dfd, fd;
+
+	MKD(P(f, "t"));
+	dfd = open(P(f, "t"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(dfd >= 0, 2);
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 3);
+	CHECK(PUMP(f->in) >= 0, 4);
+	CHECK(mount("inofd", P(f, "t"), "tmpfs", 0, NULL) == 0, 5);
+	fd = openat(dfd, "covered", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	CHECK(fd >= 0, 6);
+	close(fd);
+	CHECK(mkdirat(dfd, "cdir", 0755) == 0, 7);
+	CHECK(PUMP(f->in) >= 0, 8);
+	i = seen(0, INOFD_EV_ERROR, 0, NULL);
+	CHECK(i >= 0 && f->r[i].error == -ESTALE, 9);
+	CHECK(unflagged_under(f, 0, P(f, "t")) < 0, 10);
+	close(dfd);
+	CHECK(umount(P(f, "t")) == 0, 11);
+	return 0;
+}
+
+static int over_root_fd_child(void *arg)
+{
+	return run(arg, over_root_fd_body);
+}
+
+static void mount_over_root_fd_flagged(void **state)
+{
+	expect(*state, over_root_fd_child);
+}
+
+/*
+ * Directories made in a directory and then a bind mount over it, in one
+ * batch (oracle seed 20105 -P -M -W -Y -C): after the umount the covered
+ * directory and what was made in it are watched again, and a file moved
+ * out of it is a MOVE_OUT.
+ */
+static int covered_new_body(struct fx *f)
+{
+	int wd, i;
+
+	MKD(P(f, "src"));
+	MKD(P(f, "out"));
+	MKD(P(f, "p"));
+	MKD(P(f, "p/t"));
+	MKD(P(f, "p/t/a"));
+	MKD(P(f, "p/t/a/b"));
+	MKD(P(f, "p/t/a/b/c"));
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "p/t"),
+				 IN_CREATE | IN_MOVED_FROM | IN_MOVED_TO, NULL);
+	CHECK(wd >= 0, 2);
+	CHECK(PUMP(f->in) >= 0, 3);
+	MKD(P(f, "p/t/a/b/c/d"));
+	MKD(P(f, "p/t/a/b/c/d/e"));
+	MKF(P(f, "p/t/a/b/f"));
+	CHECK(mount(P(f, "src"), P(f, "p/t/a"), NULL, MS_BIND, NULL) == 0, 4);
+	CHECK(PUMP(f->in) >= 0, 5);
+	CHECK(rename(P(f, "p"), P(f, "q")) == 0, 51);
+	CHECK(PUMP(f->in) >= 0, 52);
+	CHECK(umount(P(f, "q/t/a")) == 0, 6);
+	CHECK(PUMP(f->in) >= 0, 7);
+	CHECK(seen(0, INOFD_EV_RESCAN, 0, P(f, "q/t/a")) >= 0, 8);
+	i = f->n;
+	CHECK(rename(P(f, "q/t/a/b/f"), P(f, "out/f")) == 0, 9);
+	MKF(P(f, "q/t/a/b/c/x"));
+	CHECK(PUMP(f->in) >= 0, 10);
+	CHECK(seen(i, INOFD_EV_MOVE_OUT, 0, P(f, "q/t/a/b/f")) >= 0, 11);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "q/t/a/b/c/x")) >= 0, 12);
+	return 0;
+}
+
+static int covered_new_child(void *arg)
+{
+	return run(arg, covered_new_body);
+}
+
+static void mount_covered_new_dirs(void **state)
+{
+	expect(*state, covered_new_child);
+}
+
+/*
  * Without the mount table (here /proc/PID/mountinfo covered by /dev/null,
  * which never signals a change) mounts cannot be seen: each tree says so
  * once, with an INOFD_EV_ERROR -EOPNOTSUPP on its root, never silently.
@@ -1016,6 +1170,9 @@ DEFINE_TESTS(mounts,
 	T(mount_umount_after_renames),
 	T(mount_nested_in_tree),
 	T(mount_over_root_is_lost),
+	T(mount_move_in_tree),
+	T(mount_over_root_fd_flagged),
+	T(mount_covered_new_dirs),
 	TN(mount_of_root_goes),
 	T(mount_table_missing_said),
 	T(mount_table_fds_short),
