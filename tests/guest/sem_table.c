@@ -1393,20 +1393,31 @@ static int fan_opath;
 /*
  * The S column: F's cells, but where a mark that asks for the end of the
  * mark (patch 3) is told of it.  Rows marked (u).  v1's FAN_UNMOUNT at
- * unmount only; v2's FAN_IGNORED as the last event of every end.
+ * unmount only; v2's FAN_IGNORED as the last event of every end, and
+ * refused (EINVAL) on a non-directory in this DFID_NAME group, which has
+ * no record for its end (after the permission check: EACCES first).
+ * The same rows in the same order in both tables; NULL: F's cell.
  */
 struct fan_end_cell {
-	const char *row, *cell;
+	const char *row, *cell, *user;	/* user: NULL if as root */
 };
 static const struct fan_end_cell fan_unmount[] = {
-	{ "delete-self", NULL },
-	{ "unmount", "UNMOUNT,ISDIR(.); marks:0" },
-	{ "bind", "bind unmounted: -, marks:1; fs unmounted: UNMOUNT,ISDIR(.), marks:0" },
+	{ "delete-self", NULL, NULL },
+	{ "unmount", "UNMOUNT,ISDIR(.); marks:0", NULL },
+	{ "bind", "bind unmounted: -, marks:1; fs unmounted: UNMOUNT,ISDIR(.), marks:0", NULL },
+	{ "rdonly-000", NULL, NULL }, { "wronly-0200", NULL, NULL },
+	{ "wronly-0600", NULL, NULL }, { "pipe", NULL, NULL },
+	{ "socket", NULL, NULL }, { "eventfd", NULL, NULL },
+	{ "nsfs", NULL, NULL },
 };
 static const struct fan_end_cell fan_ignored[] = {
-	{ "delete-self", "DELETE_SELF,ISDIR(.) IGNORED,ISDIR(.); marks:0" },
-	{ "unmount", "IGNORED,ISDIR(.); marks:0" },
-	{ "bind", "bind unmounted: -, marks:1; fs unmounted: IGNORED,ISDIR(.), marks:0" },
+	{ "delete-self", "DELETE_SELF,ISDIR(.) IGNORED,ISDIR(.); marks:0", NULL },
+	{ "unmount", "IGNORED,ISDIR(.); marks:0", NULL },
+	{ "bind", "bind unmounted: -, marks:1; fs unmounted: IGNORED,ISDIR(.), marks:0", NULL },
+	{ "rdonly-000", "EINVAL", "EACCES" }, { "wronly-0200", "EINVAL", "EACCES" },
+	{ "wronly-0600", "EINVAL", NULL }, { "pipe", "EINVAL", NULL },
+	{ "socket", "EINVAL", NULL }, { "eventfd", "EINVAL", "EACCES" },
+	{ "nsfs", "EINVAL", NULL },
 };
 
 /* is row i one that the end event can change (marked (u)) */
@@ -1429,7 +1440,7 @@ static const char *fan_end_cell(size_t i)
 
 	for (k = 0; k < sizeof(fan_ignored) / sizeof(fan_ignored[0]); k++)
 		if (!strcmp(rows[i].id, t[k].row))
-			return t[k].cell;
+			return as_user && t[k].user ? t[k].user : t[k].cell;
 	return NULL;
 }
 
