@@ -33,8 +33,9 @@ own `close()` of the directory fd they watched through. Rows marked (k) \
 have an INOTIFY_IOC_WATCH cell that follows the series' access rule and \
 refusals (`KSERIES_*` in `tests/guest/sem_table.c`); rows marked (f) a \
 fanotify cell that the fanotify series changes (an `O_PATH` fd taken), \
-(u) a cell of the last column that differs from the fanotify column \
-(the mark asked for `FAN_UNMOUNT`, patch 3).'''
+(u) a cell of the last column that can differ from the fanotify column \
+(the mark asked for the end of the mark, patch 3: `FAN_IGNORED` in the \
+series v2, `FAN_UNMOUNT` in v1).'''
 
 
 def tables(log):

@@ -20,12 +20,13 @@
  *     when only one directory is watched;
  *   - FAN_DELETE_SELF is followed by IN_IGNORED (the kernel drops the mark
  *     with the inode and says nothing);
- *   - FAN_IGNORED (the project's fanotify series v2: patches/7.2/fanotify/),
+ *   - FAN_IGNORED (the project's fanotify series v2: patches/fanotify/,
+ *     patches/6.12/fanotify/, patches/7.2/fanotify/),
  *     the last event of every mark that ends with its inode, becomes
  *     IN_UNMOUNT + IN_IGNORED when no FAN_DELETE_SELF ended the object
  *     before (the backend's marks are not evictable: the filesystem was
  *     shut down), nothing after one;
- *   - FAN_UNMOUNT (the series v1: patches/fanotify/, patches/6.12/fanotify/)
+ *   - FAN_UNMOUNT (the series v1, in git history)
  *     becomes IN_UNMOUNT + IN_IGNORED, as inotify says it;
  *   - FAN_Q_OVERFLOW becomes IN_Q_OVERFLOW;
  *   - fanotify merges queued events of one object and name whatever their

@@ -9,10 +9,11 @@
  *     lists the mark exactly when it succeeded; the group still works (a
  *     mark, a write, its FAN_MODIFY);
  *   - umount(2) of a tmpfs whose root directory and one file are marked
- *     with FAN_UNMOUNT (patch 3): it succeeds (or fails with ENOMEM, and is
- *     done again without injection); then each mark has reported
- *     FAN_UNMOUNT, or the group has FAN_Q_OVERFLOW for an event that could
- *     not be allocated, and fdinfo lists no mark.
+ *     with the end event of patch 3 (FAN_IGNORED in the series v2, else
+ *     v1's FAN_UNMOUNT): it succeeds (or fails with ENOMEM, and is done
+ *     again without injection); then each mark has reported that event,
+ *     or the group has FAN_Q_OVERFLOW for an event that could not be
+ *     allocated, and fdinfo lists no mark.
  *
  * The loop ends at the first n the calls did not reach.  The kernel log
  * must stay clean (checked by /init) and kmemleak must find nothing at the
@@ -21,7 +22,7 @@
  *
  * Root only (failslab's knobs, mount).  Exit 0 pass, 1 fail, 4 skip
  * without fault injection (every kernel but the debug one) or without the
- * series (FAN_UNMOUNT refused).
+ * series (FAN_IGNORED and FAN_UNMOUNT refused).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -45,8 +46,14 @@
 #ifndef FAN_UNMOUNT
 #define FAN_UNMOUNT	0x00002000
 #endif
+#ifndef FAN_IGNORED
+#define FAN_IGNORED	0x00400000
+#endif
 
 static char dir[256], mnt[300], file[300];
+/* the series' end event: FAN_IGNORED (v2), else FAN_UNMOUNT (v1) */
+static uint64_t end_bit = FAN_IGNORED;
+static const char *end_name = "FAN_IGNORED";
 
 static int new_group(void)
 {
@@ -204,9 +211,9 @@ static void mount_marked(int g)
 	if (fd < 0)
 		die("create %s", f);
 	close(fd);
-	if (mark_path(g, mnt, FAN_UNMOUNT | FAN_CREATE | FAN_ONDIR) ||
-	    mark_path(g, f, FAN_UNMOUNT | FAN_MODIFY))
-		die("FAN_UNMOUNT marks on %s", mnt);
+	if (mark_path(g, mnt, end_bit | FAN_CREATE | FAN_ONDIR) ||
+	    mark_path(g, f, end_bit | FAN_MODIFY))
+		die("%s marks on %s", end_name, mnt);
 }
 
 static void run_umount(struct tally *t)
@@ -235,13 +242,13 @@ static void run_umount(struct tally *t)
 		} else if (hit) {
 			t->absorbed++;
 		}
-		got = count_events(g, FAN_UNMOUNT, &all);
+		got = count_events(g, end_bit, &all);
 		nm = fdinfo_marks(g);
 		if (nm != 0)
 			fail("umount, fail-nth %d: %d mark(s) left", n, nm);
 		if (got != 2 && !(all & FAN_Q_OVERFLOW))
-			fail("umount, fail-nth %d: %d FAN_UNMOUNT and no "
-			     "overflow (events 0x%llx)", n, got, all);
+			fail("umount, fail-nth %d: %d %s and no overflow "
+			     "(events 0x%llx)", n, got, end_name, all);
 		if (got < 2 && (all & FAN_Q_OVERFLOW))
 			t->overflows++;
 		if (!round_end(g, "umount", n, hit))
@@ -254,7 +261,7 @@ int main(void)
 {
 	struct tally t[2] = {
 		{ "fanotify_mark (O_PATH fd)", 0, 0, 0, 0 },
-		{ "umount (FAN_UNMOUNT marks)", 0, 0, 0, 0 },
+		{ "umount (end-event marks)", 0, 0, 0, 0 },
 	};
 	const char *tmp = getenv("TMPDIR");
 	unsigned int i;
@@ -278,10 +285,15 @@ int main(void)
 	fd = open(dir, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		die("open %s", dir);
-	if (fanotify_mark(g, FAN_MARK_ADD, FAN_UNMOUNT, fd, NULL)) {
-		printf("skip fan_failnth: no FAN_UNMOUNT or no O_PATH marks "
-		       "(%s): a kernel without the fanotify series\n",
-		       strerror(errno));
+	if (fanotify_mark(g, FAN_MARK_ADD, end_bit, fd, NULL)) {
+		end_bit = FAN_UNMOUNT;
+		end_name = "FAN_UNMOUNT";
+	}
+	if (end_bit == FAN_UNMOUNT &&
+	    fanotify_mark(g, FAN_MARK_ADD, end_bit, fd, NULL)) {
+		printf("skip fan_failnth: no FAN_IGNORED, no FAN_UNMOUNT or no "
+		       "O_PATH marks (%s): a kernel without the fanotify "
+		       "series\n", strerror(errno));
 		return 4;
 	}
 	close(fd);
@@ -297,8 +309,8 @@ int main(void)
 	if (!t[0].enomem)
 		fail("an O_PATH mark never failed: injection did not work");
 	if (!t[1].overflows)
-		fail("no FAN_UNMOUNT event ever failed to be allocated: "
-		     "injection did not reach it");
+		fail("no %s event ever failed to be allocated: injection "
+		     "did not reach it", end_name);
 	unlink(file);
 	rmdir(mnt);
 	rmdir(dir);

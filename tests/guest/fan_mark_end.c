@@ -13,8 +13,10 @@
  * Each cell is run in a child of its own (a mount namespace, and a user
  * namespace when not root) and is one of:
  *   delivered  FAN_IGNORED once, the last event, FAN_ONDIR for a
- *              directory, a record naming the object (the handle that
- *              name_to_handle_at(AT_HANDLE_FID) gives), no mark left
+ *              directory, a record naming the object (the handle the
+ *              group's fdinfo prints for the mark, which must also be
+ *              the one name_to_handle_at() gives, where the kernel has
+ *              it), no mark left
  *   refused    fanotify_mark() fails with EINVAL
  *   SILENT     accepted, and no FAN_IGNORED within 3 s: a failure
  *   WRONG      accepted, FAN_IGNORED with a wrong mask or record, twice,
@@ -25,6 +27,10 @@
  *
  * The lazy umount holds a file of the filesystem open, checks that no
  * FAN_IGNORED comes while it is open, then closes it.
+ *
+ * Without CONFIG_FHANDLE (the debug guest) name_to_handle_at() is ENOSYS:
+ * the records are still compared with the mark's handle in fdinfo, and
+ * the one comparison not possible is said before the table.
  *
  * A kernel without FAN_IGNORED refuses it everywhere: a skip (exit 4),
  * or a failure with REQUIRE_FAN_IGNORED=1 (init.sh sets it where the
@@ -92,6 +98,67 @@ static int same_handle(const struct file_handle *h, const struct fh *want)
 	return h->handle_type == want->h.handle_type &&
 	       h->handle_bytes == want->h.handle_bytes &&
 	       !memcmp(h->f_handle, want->h.f_handle, h->handle_bytes);
+}
+
+/*
+ * The handle of the group's mark on @path, from the group's fdinfo (the
+ * mark line carries it, with or without CONFIG_FHANDLE): 0, or -1.
+ */
+static int mark_fh(int fan, const char *path, struct fh *fh)
+{
+	char fdinfo[64], line[512], hex[2 * sizeof(fh->bytes) + 2];
+	unsigned int bytes, type, i, found = 0;
+	unsigned long ino;
+	struct stat st;
+	const char *p;
+	FILE *f;
+
+	snprintf(fdinfo, sizeof(fdinfo), "/proc/self/fdinfo/%d", fan);
+	if (stat(path, &st))
+		return -1;
+	f = fopen(fdinfo, "r");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "fanotify ino:%lx", &ino) != 1 ||
+		    ino != st.st_ino)
+			continue;
+		p = strstr(line, "fhandle-bytes:");
+		if (!p || sscanf(p, "fhandle-bytes:%x fhandle-type:%x f_handle:%257s",
+				 &bytes, &type, hex) != 3 ||
+		    bytes > sizeof(fh->bytes) || strlen(hex) != 2 * bytes)
+			break;
+		/* f_handle runs on into bytes[] */
+		for (i = 0; i < bytes; i++)
+			if (sscanf(hex + 2 * i, "%2hhx", &fh->bytes[i]) != 1)
+				break;
+		found = i == bytes;
+		fh->h.handle_bytes = bytes;
+		fh->h.handle_type = type;
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/*
+ * 1 if name_to_handle_at() gives @fh for @path, 0 if it gives another,
+ * -1 if the kernel has no name_to_handle_at() (ENOSYS: no CONFIG_FHANDLE).
+ * Kernels before 6.5 have no AT_HANDLE_FID (EINVAL): the plain handle of
+ * the filesystems used here is the same.
+ */
+static int same_as_name_to_handle(const char *path, const struct fh *fh)
+{
+	struct fh n = { .h.handle_bytes = sizeof(n.bytes) };
+	int mid, r;
+
+	r = name_to_handle_at(AT_FDCWD, path, &n.h, &mid, AT_HANDLE_FID);
+	if (r && errno == EINVAL) {
+		n.h.handle_bytes = sizeof(n.bytes);
+		r = name_to_handle_at(AT_FDCWD, path, &n.h, &mid, 0);
+	}
+	if (r)
+		return errno == ENOSYS ? -1 : 0;
+	return same_handle(&n.h, fh);
 }
 
 /* 1 if every record of the event is a fid record naming @want */
@@ -216,8 +283,8 @@ static int cell(int g, int obj, int end)
 	uint64_t mask = FAN_IGNORED | (obj == O_DIR_ONDIR ? FAN_ONDIR : 0);
 	uint64_t want = FAN_IGNORED | (obj == O_FILE ? 0 : FAN_ONDIR);
 	unsigned int flags = end == E_EVICT ? FAN_MARK_EVICTABLE : 0;
-	struct fh fh = { .h.handle_bytes = sizeof(fh.bytes) };
-	int fan, fd, mid, r, i;
+	struct fh fh;
+	int fan, fd, r, i;
 
 	fan = fanotify_init(FAN_CLASS_NOTIF | FAN_NONBLOCK | groups[g].flags,
 			    O_RDONLY);
@@ -241,8 +308,10 @@ static int cell(int g, int obj, int end)
 	close(fd);
 	if (fanotify_mark(fan, FAN_MARK_ADD | flags, mask, AT_FDCWD, path))
 		return errno == EINVAL ? C_REFUSED : C_SETUP;
-	if (name_to_handle_at(AT_FDCWD, path, &fh.h, &mid, AT_HANDLE_FID))
+	if (mark_fh(fan, path, &fh))
 		return C_SETUP;
+	if (!same_as_name_to_handle(path, &fh))
+		return C_WRONG;
 	r = do_end(fan, end, mnt, path, obj, &fh, want);
 	if (r)
 		return r == -2 ? C_WRONG : C_SETUP;
@@ -325,6 +394,8 @@ int main(void)
 		loop_prepare();
 	if (is_root && !loopdev[0])
 		printf("fan_mark_end: no ext2 on a loop device: eviction not run\n");
+	if (same_as_name_to_handle(base, &(struct fh){ 0 }) < 0)
+		printf("fan_mark_end: no name_to_handle_at() (ENOSYS): records compared with the mark's handle in fdinfo, not with name_to_handle_at()\n");
 	printf("%-14s %-10s", "group", "object");
 	for (e = 0; e < NEND; e++)
 		printf(" %-12s", end_name[e]);

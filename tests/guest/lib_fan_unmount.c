@@ -2,10 +2,10 @@
 /*
  * lib_fan_unmount: libinofd's fanotify backend when the file system of
  * its watches is unmounted, the same scenario on a stock kernel and on
- * one with the project's fanotify series: v1 (patches/fanotify/, patch 3:
- * FAN_UNMOUNT for inode marks) or v2 (patches/7.2/fanotify/, patch 3:
- * FAN_IGNORED, the end of every inode mark), which the library uses
- * first.
+ * one with the project's fanotify series: v1 (in git history, patch 3:
+ * FAN_UNMOUNT for inode marks) or v2 (patches/fanotify/ and the other
+ * bases', patch 3: FAN_IGNORED, the end of every inode mark), which the
+ * library uses first.
  *
  * A tmpfs is mounted at base/m (in a mount namespace of the test's own,
  * and a user namespace when not root), holding a directory d and a file

@@ -13,8 +13,8 @@
  *      values) | FAN_EVENT_ON_CHILD | FAN_ONDIR, and FAN_RENAME (5.17) in
  *      the rename rows
  *   S  fanotify with the project's fanotify series (patches/fanotify/):
- *      F's mark, asking for FAN_UNMOUNT too; "n/a" on a kernel without
- *      the series
+ *      F's mark, asking for the end of the mark too: FAN_IGNORED (v2),
+ *      or FAN_UNMOUNT on a kernel with v1; "n/a" on a kernel with neither
  *
  * The test carries the expected table (rows[] below) and FAILS when an
  * observed cell differs from it: a kernel change that alters what any of
@@ -80,13 +80,16 @@ enum { MP, MW, MF, MS, NMECH };
 static const char *mech_title[NMECH] = {
 	"path inotify", "INOTIFY_IOC_WATCH (fd closed)",
 	"fanotify inode mark (fd closed, DFID_NAME)",
-	"fanotify with the series (FAN_UNMOUNT asked)",
+	"fanotify with the series (FAN_IGNORED or FAN_UNMOUNT asked)",
 };
 /* the two fanotify columns */
 #define FAN(m)	((m) == MF || (m) == MS)
 
 #ifndef FAN_UNMOUNT
-#define FAN_UNMOUNT	0x00002000	/* patches/fanotify/, patch 3 */
+#define FAN_UNMOUNT	0x00002000	/* the fanotify series v1, patch 3 */
+#endif
+#ifndef FAN_IGNORED
+#define FAN_IGNORED	0x00400000	/* the fanotify series v2, patch 3 */
 #endif
 
 #define CELL 512
@@ -94,7 +97,8 @@ static const char *mech_title[NMECH] = {
 
 static int as_user;	/* this run is uid 65534 */
 static int have_rename;	/* FAN_RENAME accepted by this kernel */
-static int fan_unmount_ok;	/* FAN_UNMOUNT taken: the S column runs */
+/* FAN_IGNORED (v2) or else FAN_UNMOUNT (v1) taken: the S column runs */
+static uint64_t fan_end_bit;
 
 /* ------------------------------------------------------------ watchers */
 
@@ -198,7 +202,7 @@ static void w_label(struct w *w, int fd, const char *path, int wd,
 static uint64_t fan_mask(const struct w *w, uint32_t in_mask)
 {
 	return (in_mask & IN_ALL_EVENTS) | FAN_EVENT_ON_CHILD | FAN_ONDIR |
-	       w->fan_extra | (w->mech == MS ? FAN_UNMOUNT : 0);
+	       w->fan_extra | (w->mech == MS ? fan_end_bit : 0);
 }
 
 /* watch or mark @fd's object; 0 or -errno */
@@ -293,6 +297,7 @@ static void flags(char *out, size_t sz, uint64_t m, int fan)
 		{ 0x1000, NULL, "OPEN_EXEC" }, { 0x2000, "UNMOUNT", "UNMOUNT" },
 		{ 0x4000, "Q_OVERFLOW", "Q_OVERFLOW" },
 		{ 0x8000, "IGNORED", "FS_ERROR" },
+		{ 0x00400000, NULL, "IGNORED" },
 		{ 0x10000000, NULL, "RENAME" },
 		{ 0x40000000, "ISDIR", "ISDIR" },
 	};
@@ -1300,7 +1305,7 @@ static void run_row(size_t i)
 	for (m = 0; m < NMECH; m++) {
 		row_dir(rows[i].id, m);
 		cells[i][m][0] = 0;
-		if (m == MS && !fan_unmount_ok)
+		if (m == MS && !fan_end_bit)
 			snprintf(cells[i][m], CELL, "n/a");
 		else
 			rows[i].run(m, cells[i][m]);
@@ -1386,24 +1391,56 @@ static const struct fan_series_cell fan_series[] = {
 static int fan_opath;
 
 /*
- * The S column: F's cells, but where a mark that asks for FAN_UNMOUNT
- * (patch 3) is told of its end.  Rows marked (u).
+ * The S column: F's cells, but where a mark that asks for the end of the
+ * mark (patch 3) is told of it.  Rows marked (u).  v1's FAN_UNMOUNT at
+ * unmount only; v2's FAN_IGNORED as the last event of every end, and
+ * refused (EINVAL) on a non-directory in this DFID_NAME group, which has
+ * no record for its end (after the permission check: EACCES first).
+ * The same rows in the same order in both tables; NULL: F's cell.
  */
-static const struct {
-	const char *row, *cell;
-} fan_unmount[] = {
-	{ "unmount", "UNMOUNT,ISDIR(.); marks:0" },
-	{ "bind", "bind unmounted: -, marks:1; fs unmounted: UNMOUNT,ISDIR(.), marks:0" },
+struct fan_end_cell {
+	const char *row, *cell, *user;	/* user: NULL if as root */
+};
+static const struct fan_end_cell fan_unmount[] = {
+	{ "delete-self", NULL, NULL },
+	{ "unmount", "UNMOUNT,ISDIR(.); marks:0", NULL },
+	{ "bind", "bind unmounted: -, marks:1; fs unmounted: UNMOUNT,ISDIR(.), marks:0", NULL },
+	{ "rdonly-000", NULL, NULL }, { "wronly-0200", NULL, NULL },
+	{ "wronly-0600", NULL, NULL }, { "pipe", NULL, NULL },
+	{ "socket", NULL, NULL }, { "eventfd", NULL, NULL },
+	{ "nsfs", NULL, NULL },
+};
+static const struct fan_end_cell fan_ignored[] = {
+	{ "delete-self", "DELETE_SELF,ISDIR(.) IGNORED,ISDIR(.); marks:0", NULL },
+	{ "unmount", "IGNORED,ISDIR(.); marks:0", NULL },
+	{ "bind", "bind unmounted: -, marks:1; fs unmounted: IGNORED,ISDIR(.), marks:0", NULL },
+	{ "rdonly-000", "EINVAL", "EACCES" }, { "wronly-0200", "EINVAL", "EACCES" },
+	{ "wronly-0600", "EINVAL", NULL }, { "pipe", "EINVAL", NULL },
+	{ "socket", "EINVAL", NULL }, { "eventfd", "EINVAL", "EACCES" },
+	{ "nsfs", "EINVAL", NULL },
 };
 
-/* row i's S cell where it differs from F's, or NULL */
-static const char *fan_unmount_row(size_t i)
+/* is row i one that the end event can change (marked (u)) */
+static int fan_end_row(size_t i)
 {
 	size_t k;
 
-	for (k = 0; k < sizeof(fan_unmount) / sizeof(fan_unmount[0]); k++)
-		if (!strcmp(rows[i].id, fan_unmount[k].row))
-			return fan_unmount[k].cell;
+	for (k = 0; k < sizeof(fan_ignored) / sizeof(fan_ignored[0]); k++)
+		if (!strcmp(rows[i].id, fan_ignored[k].row))
+			return 1;
+	return 0;
+}
+
+/* row i's S cell where it differs from F's on this kernel, or NULL */
+static const char *fan_end_cell(size_t i)
+{
+	const struct fan_end_cell *t = fan_end_bit == FAN_IGNORED ?
+				       fan_ignored : fan_unmount;
+	size_t k;
+
+	for (k = 0; k < sizeof(fan_ignored) / sizeof(fan_ignored[0]); k++)
+		if (!strcmp(rows[i].id, t[k].row))
+			return as_user && t[k].user ? t[k].user : t[k].cell;
 	return NULL;
 }
 
@@ -1424,10 +1461,10 @@ static const char *expected(size_t i, int m)
 	size_t k;
 
 	if (m == MS) {
-		if (!fan_unmount_ok)
+		if (!fan_end_bit)
 			return "n/a";
-		if (fan_unmount_row(i))
-			return fan_unmount_row(i);
+		if (fan_end_cell(i))
+			return fan_end_cell(i);
 		m = MF;
 	}
 	if (m == MF && fan_opath && fs)
@@ -1476,12 +1513,15 @@ int main(void)
 	fan_opath = !(fanotify_mark(g, FAN_MARK_REMOVE, FAN_CREATE, r, NULL) &&
 		      errno == EBADF);
 	close(r);
-	/* and FAN_UNMOUNT (0, the FAN_RENAME mark above, or ENOENT; EINVAL:
-	 * an unknown bit) */
+	/* and FAN_IGNORED, else FAN_UNMOUNT (0, the FAN_RENAME mark above,
+	 * or ENOENT; EINVAL: an unknown bit) */
 	r = open(base, O_RDONLY | O_DIRECTORY);
-	fan_unmount_ok = !(fanotify_mark(g, FAN_MARK_REMOVE,
-					 FAN_UNMOUNT | FAN_ONDIR, r, NULL) &&
-			   errno == EINVAL);
+	if (!(fanotify_mark(g, FAN_MARK_REMOVE, FAN_IGNORED | FAN_ONDIR, r,
+			    NULL) && errno == EINVAL))
+		fan_end_bit = FAN_IGNORED;
+	else if (!(fanotify_mark(g, FAN_MARK_REMOVE, FAN_UNMOUNT | FAN_ONDIR,
+				 r, NULL) && errno == EINVAL))
+		fan_end_bit = FAN_UNMOUNT;
 	close(r);
 	close(g);
 
@@ -1502,13 +1542,16 @@ int main(void)
 	}
 
 	printf("sem_table: begin uid=%u\n", (unsigned int)geteuid());
-	printf("Kernel %s, run as %s; FAN_RENAME %s; O_PATH marks %s; FAN_UNMOUNT %s.\n\n",
+	printf("Kernel %s, run as %s; FAN_RENAME %s; O_PATH marks %s; the end of a mark: %s.\n\n",
 	       u.release, as_user ? "uid 65534" : "root",
 	       have_rename ? "available" : "not available",
 	       fan_opath ? "taken (the fanotify series: rows marked (f))" :
 			   "refused (a stock kernel)",
-	       fan_unmount_ok ? "taken (the series: rows marked (u) differ from F)" :
-				"refused (a stock kernel: the last column is n/a)");
+	       fan_end_bit == FAN_IGNORED ?
+	       "FAN_IGNORED taken (the series v2: rows marked (u) differ from F)" :
+	       fan_end_bit ?
+	       "FAN_UNMOUNT taken (the series v1: rows marked (u) differ from F)" :
+	       "neither FAN_IGNORED nor FAN_UNMOUNT taken (a stock kernel: the last column is n/a)");
 	printf("| row | scenario | %s | %s | %s | %s |\n", mech_title[MP],
 	       mech_title[MW], mech_title[MF], mech_title[MS]);
 	printf("| --- | --- | --- | --- | --- | --- |\n");
@@ -1516,7 +1559,7 @@ int main(void)
 		printf("| %s%s%s%s | %s |", rows[i].id,
 		       rows[i].kseries ? " (k)" : "",
 		       fan_series_row(i) ? " (f)" : "",
-		       fan_unmount_row(i) ? " (u)" : "", rows[i].title);
+		       fan_end_row(i) ? " (u)" : "", rows[i].title);
 		for (m = 0; m < NMECH; m++)
 			printf(" %s%s |", cells[i][m],
 			       strcmp(cells[i][m], expected(i, m)) ?
