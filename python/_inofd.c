@@ -217,6 +217,7 @@ typedef struct {
 	int wakefd;		/* eventfd: close() wakes a polling read() */
 	int readers;		/* read() calls polling without the GIL */
 	int closing;		/* close() came while readers > 0 */
+	int close_begun;	/* close() runs its hooks: closed from now */
 	PyObject *close_hooks;	/* list of callables close() calls, or NULL */
 	PyObject *datamap;	/* dict wd -> data (owned references) */
 	PyObject *pending;	/* list of events for iteration */
@@ -334,7 +335,7 @@ static void instance_release(InstanceObject *self, int nogil)
 
 static int check_open(InstanceObject *self)
 {
-	if (!self->in || self->closing) {
+	if (!self->in || self->closing || self->close_begun) {
 		PyErr_SetString(PyExc_ValueError, "I/O operation on closed inofd.Instance");
 		return -1;
 	}
@@ -1091,11 +1092,17 @@ static void run_close_hooks(InstanceObject *self)
 static PyObject *instance_close(InstanceObject *self, PyObject *unused)
 {
 	(void)unused;
-	if (!self->in || self->closing)
+	if (!self->in || self->closing || self->close_begun)
 		Py_RETURN_NONE;
-	/* before the fd goes: an event loop can still remove its reader */
+	/*
+	 * Before the fd goes: an event loop can still remove its reader.  A
+	 * hook is Python code, during which another thread may run: from
+	 * here on the instance is closed to it (_add_close_hook() included,
+	 * whose hook would never be called).
+	 */
+	self->close_begun = 1;
 	run_close_hooks(self);
-	if (!self->in || self->closing)	/* a hook closed it */
+	if (!self->in)	/* a hook's doing */
 		Py_RETURN_NONE;
 	if (self->readers > 0) {
 		uint64_t one = 1;
@@ -1180,7 +1187,7 @@ static PyObject *instance_get_watch_count(InstanceObject *self, void *c)
 static PyObject *instance_get_closed(InstanceObject *self, void *c)
 {
 	(void)c;
-	return PyBool_FromLong(!self->in || self->closing);
+	return PyBool_FromLong(!self->in || self->closing || self->close_begun);
 }
 
 static PyMethodDef instance_methods[] = {

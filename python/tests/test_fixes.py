@@ -91,6 +91,26 @@ def test_async_for_ends_when_closed_between_two_calls(at):
         os.close(w)
 
 
+def test_close_hooks_see_a_closed_instance(backend):
+    """While close() runs its hooks (Python code: another thread may run
+    then), the instance is closed: a hook registered then would never be
+    called, so registering fails.  Before the fix an async for whose
+    thread registered its hook just then waited forever (seen in
+    python-check under load)."""
+    seen = []
+    ino = inofd.Instance(backend=backend)
+
+    def first():
+        seen.append(ino.closed)
+        try:
+            ino._add_close_hook(lambda: seen.append("late hook ran"))
+        except ValueError:
+            seen.append("refused")
+    ino._add_close_hook(first)
+    ino.close()
+    assert seen == [True, "refused"]
+
+
 def test_async_events_after_a_wait_still_come(tmp, backend):
     """The close hook is removed after each wait: events keep coming."""
     async def main():
