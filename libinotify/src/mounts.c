@@ -989,9 +989,11 @@ void inofd__mounts_peek(struct inofd *in)
 		return;
 	in->mchanged = true;
 	if (read_table(in->mfd, &buf, &tab, &n)) {
+		/* what changed is not known: every tree below, and a loss */
 		buf = NULL;
 		tab = NULL;
 		n = 0;
+		in->rescan_due = in->crawl_due = true;
 	}
 	v = malloc((2 * n + 2 * in->nmtab + 1) * sizeof(*v));
 	/* not known where: every tree ("/" is above every root) */
