@@ -1395,7 +1395,9 @@ static int fan_opath;
  * mark (patch 3) is told of it.  Rows marked (u).  v1's FAN_UNMOUNT at
  * unmount only; v2's FAN_IGNORED as the last event of every end, and
  * refused (EINVAL) on a non-directory in this DFID_NAME group, which has
- * no record for its end (after the permission check: EACCES first).
+ * no record for its end.  6.1 checks MAY_READ in fanotify_find_path(),
+ * before the events (EACCES first, for the user); 6.12 and 7.2 check it
+ * after fanotify_events_supported() (EINVAL first): fan_end_cell().
  * The same rows in the same order in both tables; NULL: F's cell.
  */
 struct fan_end_cell {
@@ -1431,6 +1433,12 @@ static int fan_end_row(size_t i)
 	return 0;
 }
 
+/* MAY_READ checked after the events (the bases from 6.12 on) */
+static int fan_perm_late(void)
+{
+	return kver_major > 6 || (kver_major == 6 && kver_minor >= 12);
+}
+
 /* row i's S cell where it differs from F's on this kernel, or NULL */
 static const char *fan_end_cell(size_t i)
 {
@@ -1440,7 +1448,8 @@ static const char *fan_end_cell(size_t i)
 
 	for (k = 0; k < sizeof(fan_ignored) / sizeof(fan_ignored[0]); k++)
 		if (!strcmp(rows[i].id, t[k].row))
-			return as_user && t[k].user ? t[k].user : t[k].cell;
+			return as_user && t[k].user && !fan_perm_late() ?
+			       t[k].user : t[k].cell;
 	return NULL;
 }
 
