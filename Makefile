@@ -151,6 +151,7 @@ NEED_PACKAGES ?= $(DEB_PACKAGES)
 
 .PHONY: all help deps need need-deb kernel tree initramfs qemu shell check host-check kernel-lane-6.1 unit bench python python-check \
 	guest-check guest-test failnth probe-check stress-writers check-all uapi-check checkpatch series-check kernel-check fuzz lib examples clean \
+	kernel-debug kernel-7.2 series-check-7.2 \
 	sem-table sem-table-check \
 	bench-host bench-lib-host bench-python bench-lib-cache bench-lib-l2 soak oracle-guest oracle-fanotify bench-experiment bench-evpath bench-evpath-stages bench-report harness-check guest-env watch-fd-check oracle oracle-soak \
 	install uninstall install-check uapi-copy-check deb deb-check post post-check peers \
@@ -242,15 +243,23 @@ need:
 
 # ---------------------------------------------------------------- kernel
 # The tree follows patches/series; the stamp changes only when it does.
+# make check's two lanes may need one tree or one build directory at once
+# (the host lane builds the kernels the kernel lane boots next): flock(1)
+# on a lock file beside each makes the second wait for the first, whose
+# work then leaves its own step a no-op.
+TREE_LOCK  = flock $(KSRC).lock
+BUILD_LOCK = flock $(KBUILD).lock
+
 $(STAMP): FORCE | need
-	@$(FETCH_KTAR)
-	@scripts/kernel-tree.sh $(KTAR) $(KSRC) $(SERIES)
+	@mkdir -p $(CACHE)
+	@$(if $(FETCH_KTAR),flock $(LINUX72_DIR).lock $(FETCH_KTAR))
+	@$(TREE_LOCK) scripts/kernel-tree.sh $(KTAR) $(KSRC) $(SERIES)
 
 tree: $(STAMP)
 
 $(KBUILD)/.config: $(STAMP) $(FRAGMENTS) scripts/kernel-config.sh
 	@mkdir -p $(KBUILD)
-	@scripts/kernel-config.sh $(KSRC) $(KBUILD) $(addprefix $(CURDIR)/,$(FRAGMENTS))
+	@$(BUILD_LOCK) scripts/kernel-config.sh $(KSRC) $(KBUILD) $(addprefix $(CURDIR)/,$(FRAGMENTS))
 	@touch $@
 
 # kbuild runs without -s: scripts/progress.sh counts its "  CC  x.o" lines
@@ -258,7 +267,7 @@ $(KBUILD)/.config: $(STAMP) $(FRAGMENTS) scripts/kernel-config.sh
 # estimate below on the first) and passes every other line through.
 $(BZIMAGE): $(KBUILD)/.config $(STAMP)
 	@echo "kernel: building $(VARIANT) bzImage in $(KBUILD)"
-	@scripts/progress.sh kbuild "kernel $(VARIANT)" $(KBUILD) $(KOBJ_EST) - -- \
+	@$(BUILD_LOCK) scripts/progress.sh kbuild "kernel $(VARIANT)" $(KBUILD) $(KOBJ_EST) - -- \
 		$(MAKE) -C $(KSRC) O=$(KBUILD) ARCH=x86_64 -j$(JOBS) bzImage
 	@touch $@
 
@@ -719,36 +728,53 @@ guest-env:
 harness-check:
 	@rc=0; for t in tests/harness/*_test.sh; do $$t || rc=1; done; exit $$rc
 
-# The test command, in two lanes (scripts/check-lanes.sh): the host
-# tests one after the other in the background, their output in
-# build/host-checks/, while the kernel lane runs in the foreground: on 6.1
-# (what Debian 12 runs) the uapi header, checkpatch, make post of each
-# series and the guest suite, again the guest suite on the debug kernel
-# (KASAN, lockdep, kmemleak, UBSAN), then every kernel check on 7.2, the
-# posting base: the same and every patch building on its own.  A TCG
-# guest keeps about one core busy; the host tests use the other.  The
-# library and the examples, which both lanes use, are built first.  make
-# check-all adds the per-patch builds on 6.1, the debug guest suite on
-# 7.2 and all of 6.12 (make check stays within CI's bound; README, "What
-# each target covers").  DEBUG=1 runs only the debug guest suite;
-# KERNEL=6.12 or 7.2 the host tests and that base's kernel checks only.
+# The test command, in two lanes (scripts/check-lanes.sh).  The kernel
+# lane, in the foreground, boots guests one after the other: on 6.1 (what
+# Debian 12 runs) the uapi header, checkpatch, make post of each series
+# and the guest suite, again the guest suite on the debug kernel (KASAN,
+# lockdep, kmemleak, UBSAN), then on 7.2, the posting base, the same
+# checks and its guest suite.  The guests are the critical path: a TCG
+# guest keeps one core busy, and they cannot share it.  The host lane, in
+# the background and niced, does everything else on the other core: it
+# builds the kernels the kernel lane boots next (6.1 debug, then 7.2,
+# fetched first), runs the host tests, and builds every 7.2 patch on its
+# own (series-check).  A lane that needs a kernel the other is building
+# waits for it (BUILD_LOCK).  The library and the examples, which both
+# lanes use, are built first.  make check-all adds the per-patch builds
+# on 6.1, the debug guest suite on 7.2 and all of 6.12 (make check stays
+# within CI's bound; README, "What each target covers").  DEBUG=1 runs
+# only the debug guest suite; KERNEL=6.12 or 7.2 the host tests and that
+# base's kernel checks only.
 HOST_CHECKS := probe-check oracle oracle-fanotify harness-check unit failnth watch-fd-check python-check install-check deb-check fuzz
 ifeq ($(DEBUG),1)
 KERNEL_LANE := uapi-check checkpatch guest-check sem-table-check
+HOST_LANE   := $(HOST_CHECKS)
 else ifneq ($(KERNEL),6.1)
 KERNEL_LANE := kernel-check
+HOST_LANE   := $(HOST_CHECKS)
 else
 KERNEL_LANE := kernel-lane-6.1
+HOST_LANE   := kernel-debug kernel-7.2 $(HOST_CHECKS) series-check-7.2
 endif
 check: need
 	@$(MAKE) --no-print-directory lib examples
-	@MAKE='$(MAKE)' scripts/check-lanes.sh $(B)/host-checks "$(HOST_CHECKS)" $(KERNEL_LANE)
+	@MAKE='$(MAKE)' scripts/check-lanes.sh $(B)/host-checks "$(HOST_LANE)" $(KERNEL_LANE)
 
-# make check's kernel lane on 6.1 (not a target of its own to use)
+# make check's kernel lane on 6.1 (not a target of its own to use: 7.2's
+# series-check is in the host lane)
 kernel-lane-6.1: uapi-check checkpatch post-check guest-check
 	@$(MAKE) --no-print-directory sem-table-check
 	@$(MAKE) --no-print-directory guest-check DEBUG=1
-	@$(MAKE) --no-print-directory kernel-check KERNEL=7.2
+	@$(MAKE) --no-print-directory uapi-check checkpatch post-check guest-check KERNEL=7.2
+
+# make check's host lane on 6.1: the kernels the kernel lane boots next,
+# and 7.2's per-patch builds
+kernel-debug:
+	@$(MAKE) --no-print-directory kernel DEBUG=1
+kernel-7.2:
+	@$(MAKE) --no-print-directory kernel KERNEL=7.2
+series-check-7.2:
+	@$(MAKE) --no-print-directory series-check KERNEL=7.2
 
 # The host tests alone, in turn, their output on the terminal.
 host-check: need $(HOST_CHECKS)

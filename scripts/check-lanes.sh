@@ -8,10 +8,12 @@
 # The host lane makes each of HOST TARGETS in turn, in the background,
 # its output in LOGDIR/TARGET.log and one line per target on the terminal
 # ("host: unit passed in 41 s").  The kernel lane makes KERNEL TARGETS in
-# the foreground, its output on the terminal as before.  A QEMU guest
-# under TCG keeps about one core busy and a kernel build both: the host
-# tests take what is left instead of waiting for their turn.  Every host
-# target runs even after one failed; the exit status is non-zero if
+# the foreground, its output on the terminal as before.  The kernel lane
+# boots QEMU guests, the critical path: a guest under TCG keeps one core
+# busy.  The host lane (host tests, and the kernel builds the kernel lane
+# needs next) takes what is left: it runs at nice HOST_NICE (default 10),
+# so that it never slows a guest down, only fills the other core.  Every
+# host target runs even after one failed; the exit status is non-zero if
 # either lane failed, and the log of each failed host target is shown at
 # the end.  MAKE is the make to run (the Makefile passes its own).
 set -uo pipefail
@@ -20,6 +22,7 @@ logdir=$1
 host=$2
 shift 2
 make=${MAKE:-make}
+nice=${HOST_NICE:-10}
 mkdir -p "$logdir"
 rm -f "$logdir"/*.log "$logdir/failed"
 
@@ -27,7 +30,7 @@ host_lane() {
 	local t s rc=0
 	for t in $host; do
 		s=$SECONDS
-		if $make --no-print-directory "$t" > "$logdir/$t.log" 2>&1; then
+		if nice -n "$nice" $make --no-print-directory "$t" > "$logdir/$t.log" 2>&1; then
 			echo "host: $t passed in $((SECONDS - s)) s"
 		else
 			echo "host: $t FAILED in $((SECONDS - s)) s (log: $logdir/$t.log)"

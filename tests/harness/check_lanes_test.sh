@@ -18,6 +18,7 @@ cat > "$t/make" <<'FAKE'
 for a in "$@"; do
 	case "$a" in -*) continue ;; esac
 	echo "start $a $EPOCHREALTIME" >> "$TRACE"
+	echo "nice $a $(nice)" >> "$TRACE"
 	echo "output of $a"
 	case "$a" in slow) sleep 30 ;; *) sleep 1 ;; esac
 	echo "end $a $EPOCHREALTIME" >> "$TRACE"
@@ -43,6 +44,11 @@ check "both lanes pass: rc 0 (rc $rc)" [ "$rc" = 0 ]
 check "... one line per host target" \
 	[ "$(grep -cE '^host: h[12] passed in [0-9]+ s$' <<< "$out")" = 2 ]
 check "... the kernel lane's output on the terminal" grep -q '^output of k1$' <<< "$out"
+# the kernel lane's guests are the critical path: the host lane yields
+base=$(nice)
+check "... the kernel lane at the caller's nice ($base)" grep -qx "nice k1 $base" "$t/trace"
+check "... the host lane at 10 more ($((base + 10 > 19 ? 19 : base + 10)))" \
+	grep -qx "nice h1 $((base + 10 > 19 ? 19 : base + 10))" "$t/trace"
 check "... the host lane's in its logs" grep -q '^output of h2$' "$t/logs/h2.log"
 check "... the host lane started before the kernel lane ended" \
 	awk -v a="$(t_of start h1)" -v b="$(t_of end k2)" 'BEGIN { exit !(a < b) }'
