@@ -58,6 +58,7 @@
 struct wrec {
 	_Atomic long	k;		/* the write's number + 1, stored last */
 	bool		ambiguous;	/* a rename ran during it */
+	unsigned int	seq;		/* the renames' sequence then */
 	char		path[PLEN];	/* its directory's path then */
 };
 
@@ -69,6 +70,7 @@ struct shm {
 };
 
 static struct shm *S;
+static FILE *rlog;		/* -L: every rename, by sequence */
 static int nw = 6;
 static char base[64], tpath[128], rpath[160];
 
@@ -184,6 +186,9 @@ static int step(struct world *w, unsigned int *rs)
 		fprintf(stderr, "writers: rename %s %s: %m\n", a, b);
 		return -1;
 	}
+	if (rlog)
+		fprintf(rlog, "%u %s %s%s\n", atomic_load(&S->seq), a, b,
+			flags ? " EXCHANGE" : "");
 	*w = n;
 	publish(w);
 	atomic_fetch_add_explicit(&S->seq, 1, memory_order_acq_rel);
@@ -194,12 +199,16 @@ static void renamer(struct world *w, unsigned int seed, int pause_us)
 {
 	unsigned int rs = seed;
 
+	if (rlog)
+		fprintf(rlog, "# seed %u\n", seed);
 	while (!atomic_load(&S->stop)) {
 		if (step(w, &rs))
 			_exit(1);
 		if (pause_us)
 			usleep((useconds_t)pause_us);
 	}
+	if (rlog)
+		fflush(rlog);
 	_exit(0);
 }
 
@@ -231,6 +240,7 @@ static void writer(int i, int pause_us)
 		atomic_thread_fence(memory_order_acquire);
 		s2 = atomic_load_explicit(&S->seq, memory_order_acquire);
 		r->ambiguous = s1 != s2;
+		r->seq = s1;
 		memcpy(r->path, p, PLEN);
 		atomic_store_explicit(&r->k, k + 1, memory_order_release);
 		unlinkat(dfd, nm, 0);
@@ -293,10 +303,11 @@ static void judge(const struct inofd_event *ev, struct count *c, int verbose)
 	} else {
 		c->wrong++;
 		if (verbose)
-			fprintf(stderr, "  seq %llu (last RESCAN %llu, flagged %llu): %s, true: %s\n",
+			fprintf(stderr, "  seq %llu (last RESCAN %llu, flagged %llu; renames %u): %s, true: %s\n",
 				(unsigned long long)ev->seq,
 				(unsigned long long)c->last_rescan,
-				(unsigned long long)c->last_flagged, ev->path,
+				(unsigned long long)c->last_flagged, r->seq,
+				ev->path,
 				truth[0] ? truth : "(outside the tree)");
 	}
 }
@@ -414,7 +425,7 @@ int main(int argc, char **argv)
 	long total = 0;
 	const char *bname = "default";
 
-	while ((c = getopt(argc, argv, "B:n:s:w:p:r:v")) != -1) {
+	while ((c = getopt(argc, argv, "B:n:s:w:p:r:vL:")) != -1) {
 		if (c == 'B' && !strcmp(optarg, "procfd"))
 			flags = INOFD_FORCE_PROCFD;
 		else if (c == 'B' && !strcmp(optarg, "fanotify"))
@@ -431,7 +442,9 @@ int main(int argc, char **argv)
 			rpause = atoi(optarg);
 		else if (c == 'v')
 			verbose++;
-		else
+		else if (c == 'L' && !(rlog = fopen(optarg, "w")))
+			return 2;
+		else if (c != 'L')
 			goto usage;
 	}
 	if (nw < 2 || nw > MAXW || runs < 1 || secs <= 0)
