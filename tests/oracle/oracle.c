@@ -269,6 +269,7 @@ struct run {
 	int *mchg_id;
 	int nmchg;
 	unsigned long stale_flagged;	/* tree events flagged maybe stale */
+	bool mchg_chain;	/* one of them beside the root's chain */
 
 	struct probe *probes;
 	int nprobes;
@@ -992,6 +993,15 @@ static void mchg_add(struct run *r, const char *abs, const struct node *d)
 		rl[r->nmchg] = strdup(b + (k <= strlen(b) ? k : strlen(b)));
 	}
 	id[r->nmchg++] = d->id;
+	/*
+	 * A point whose parent is above the root (out/, a side directory of
+	 * an ancestor): the library marks the whole tree when it cannot
+	 * tell, by the chain's names then, that the point is beside the
+	 * chain (inofd__anc_beside(): an ancestor renamed in the same batch)
+	 */
+	if (r->root && d->parent && below(r->root, d->parent) &&
+	    !below(d, r->root))
+		r->mchg_chain = true;
 }
 
 /* Did the root hold path q (a prefix of an event's) since the last
@@ -1050,6 +1060,7 @@ static bool mchg_held(struct run *r, const char *q)
 
 static void mchg_reset(struct run *r)
 {
+	r->mchg_chain = false;
 	while (r->nmchg) {
 		r->nmchg--;
 		free(r->mchg[r->nmchg]);
@@ -1105,8 +1116,13 @@ static bool mount_near(struct run *r, const char *path, const char *name)
  */
 static bool stale_ok(struct run *r, const struct inofd_event *ev)
 {
+	/* with no path at all (a RENAME whose both halves the library
+	 * could not place) the flag qualifies nothing false: a mount point
+	 * changed since the last check is reason enough */
+	if (!ev->path && !ev->from_path && r->nmchg)
+		return true;
 	return r->rescans != r->rescans_at_check || r->lost ||
-	       mount_near(r, ev->path, ev->name) ||
+	       r->mchg_chain || mount_near(r, ev->path, ev->name) ||
 	       mount_near(r, ev->from_path, ev->from_name);
 }
 
