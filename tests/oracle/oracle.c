@@ -1127,6 +1127,35 @@ static bool stale_ok(struct run *r, const struct inofd_event *ev)
 }
 
 /* Paths a registration's events are held to: see the file comment. */
+/*
+ * -F: path through an alias D of a tree directory S (D/x), as S's (S/x),
+ * in buf; else path itself.  The library watches the one inode at one of
+ * its two paths (docs/library.md, "Known limits"): S's when its walk met
+ * S first, D's when it met D first (S made in the batch of the bind).
+ */
+static const char *unalias(struct run *r, const char *path, char *buf,
+			   size_t sz)
+{
+	char dp[PATH_MAX], sp[PATH_MAX];
+	size_t dl;
+	int i;
+
+	for (i = 0; path && i < MAXMNT; i++) {
+		const struct mnt *mt = &r->mnts[i];
+
+		if (!mt->active || !mt->src)
+			continue;
+		absp(r, mt->mp, dp, sizeof(dp));
+		dl = strlen(dp);
+		if (strncmp(path, dp, dl) || (path[dl] && path[dl] != '/'))
+			continue;
+		absp(r, mt->src, sp, sizeof(sp));
+		if ((size_t)snprintf(buf, sz, "%s%s", sp, path + dl) < sz)
+			return buf;
+	}
+	return path;
+}
+
 static void check_path(struct run *r, const struct inofd_event *ev,
 		       const char *path, const char *name, struct reg *g,
 		       const char *what)
@@ -1162,7 +1191,8 @@ static void check_path(struct run *r, const struct inofd_event *ev,
 		r->stale_flagged++;
 		return;
 	}
-	if (!hist_window(r, path)) {
+	if (!hist_window(r, path) &&
+	    !hist_window(r, unalias(r, path, d, sizeof(d)))) {
 		describe(r, ev, d, sizeof(d));
 		diverge(r, "[false-path] %s names a path that no object had since the last quiescent point: %s",
 			what, d);
@@ -1296,6 +1326,11 @@ static void ino_check(struct run *r, const struct inofd_event *ev,
 	memcpy(dp, path, l);
 	dp[l] = 0;
 	h = hist_find(r, dp, false);
+	if (!h) {
+		char ua[PATH_MAX];
+
+		h = hist_find(r, unalias(r, dp, ua, sizeof(ua)), false);
+	}
 	for (i = 0; h && i < h->n; i++) {
 		const struct ivl *v = &h->v[i];
 		const struct node *n;
@@ -1463,7 +1498,10 @@ static void probe_event(struct run *r, const struct inofd_event *ev)
 		/* flagged maybe stale where allowed: the path may be wrong */
 		if ((ev->flags & INOFD_EVF_STALE_PATH) && stale_ok(r, ev))
 			return;
-		if (ev->path ? strcmp(ev->path, pr->path) != 0 : !r->lost) {
+		char ua[PATH_MAX];
+
+		if (ev->path ? strcmp(unalias(r, ev->path, ua, sizeof(ua)),
+				      pr->path) != 0 : !r->lost) {
 			if (!pr->bad[0])
 				snprintf(pr->bad, sizeof(pr->bad), "path=%s",
 					 ev->path ? ev->path : "(null)");
