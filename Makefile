@@ -191,7 +191,7 @@ help:
 	@echo "make oracle-soak the oracle's host soak: fresh seeds of every generator set, procfd and fanotify,"
 	@echo "                 root and uid 65534 (SOAK_FIRST=110001, 1,001 seeds per backend as root, 209 as uid 65534)"
 	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
-	@echo "                 (ORACLE_FEATURES=NXLRMCEWYU: the oracle's -N -X -L -R -M -C -E -W -Y -U, here and in guest-test)"
+	@echo "                 (ORACLE_FEATURES=NXLRMCEWYUPFO: the oracle's -N ... -U -P -F -O, here and in guest-test)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
 	@echo "make failnth     every allocation of the library failed in turn under ASan (tests/unit/failnth.c)"

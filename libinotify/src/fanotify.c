@@ -1010,6 +1010,29 @@ static struct obj *at_pos(struct obj *o, uint64_t pos)
 	return o && pos >= o->birth ? o : NULL;
 }
 
+/*
+ * path's handle as fanotify reports it: one to compare, not to open
+ * (AT_HANDLE_FID, 6.5).  overlayfs gives no other kind without nfs_export
+ * (EOPNOTSUPP); elsewhere the two are the same.  An older kernel refuses
+ * the flag (EINVAL): then a plain one.
+ */
+#ifndef AT_HANDLE_FID
+#define AT_HANDLE_FID	0x200
+#endif
+static int fid_at(int dirfd, const char *path, struct file_handle *fh,
+		  int flags)
+{
+	unsigned int sz = fh->handle_bytes;
+	int mnt;
+
+	if (!name_to_handle_at(dirfd, path, fh, &mnt, flags | AT_HANDLE_FID))
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+	fh->handle_bytes = sz;
+	return name_to_handle_at(dirfd, path, fh, &mnt, flags);
+}
+
 /* Does path hold c's object now (by its handle)? */
 static bool holds(const char *path, const struct rec *c)
 {
@@ -1017,10 +1040,9 @@ static bool holds(const char *path, const struct rec *c)
 		struct file_handle fh;
 		unsigned char b[MAX_HANDLE_SZ];
 	} h;
-	int mnt;
 
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
+	if (fid_at(AT_FDCWD, path, &h.fh, 0))
 		return false;
 	return h.fh.handle_type == c->k.type &&
 	       h.fh.handle_bytes == c->k.bytes &&

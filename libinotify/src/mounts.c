@@ -603,7 +603,16 @@ static size_t went(struct inofd *in, int id, const char *old, struct item *v)
 			struct inofd__mem *c = nkw ? inofd__mem_of(nkw, r) :
 					       NULL;
 
-			if (c && c->parent && c->name) {
+			/*
+			 * Not where it was recorded, whose parent the tree
+			 * still holds: the tree holds that directory under
+			 * another name, of which the mount was a second one
+			 * (mount --bind t/a t/b with t/a made in the same
+			 * batch, not watched yet when the mount was seen, so
+			 * alias() could not tell): it went where it was.
+			 */
+			if (c && c->parent && c->name &&
+			    (!m || (c->parent == m && !strcmp(c->name, name)))) {
 				m = c->parent;
 				name = c->name;
 			}

@@ -204,10 +204,28 @@ static int known_child(struct inofd *in, struct inofd__mem *m,
 	struct inofd__reg *r = m->reg;
 	int e;
 
-	/* a bind mount of an ancestor, or met twice in one crawl */
-	if (c == r->root || inofd__node_below(c, m) ||
-	    (w->crawl && c->gen == w->crawl))
+	/* a bind mount of an ancestor */
+	if (c == r->root || inofd__node_below(c, m))
 		return 0;
+	/*
+	 * Met twice in one crawl: once is enough, unless it was met first
+	 * at a mount's root (mount --bind t/a t/b, t/b listed first, t/a
+	 * made in the batch of the bind so the tree did not hold it yet)
+	 * and now at a name that is none: that name keeps it, as below, or
+	 * the bind's umount frees it and t/a is watched by no name.
+	 */
+	if (w->crawl && c->gen == w->crawl) {
+		if ((c->parent == m && !strcmp(c->name, name)) ||
+		    mount_root(dfd, cfd))
+			return 0;
+		e = inofd__node_name(c, name);
+		if (e < 0)
+			return e;
+		inofd__node_unlink(in, c);
+		inofd__node_link(in, m, c);
+		inofd__placed_now(in, r);
+		return 0;
+	}
 	/* still where the tree has it: a second name, a bind mount of it
 	 * (mount --bind t/a t/b), not a move; the name that is not a
 	 * mount's root keeps it */

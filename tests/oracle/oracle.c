@@ -77,6 +77,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -188,6 +189,13 @@ struct node {
 	bool link;		/* -Y: a symlink (never written through) */
 	bool wwas;		/* -W: watched before the rename at hand
 				 * (watch_before()) */
+	bool alias;		/* -F: the mount point of a bind of another
+				 * directory of the tree: left out of
+				 * collect() (probes, picks), as the library
+				 * leaves it out of its walk */
+	int pin;		/* -F: the source of that many such binds:
+				 * never removed or moved */
+	bool low;		/* -O: a directory of an overlay's lower */
 };
 
 /* one stretch of time during which an object held a path */
@@ -223,6 +231,7 @@ struct probe {
 	int want_plain;		/* ... and with the plain watch's (index or -1) */
 	int n_tree, n_plain, n_other;
 	char bad[PATH_MAX + 64];	/* first wrong event seen */
+	struct stat st;		/* -F -O: the directory's, at the probe */
 };
 
 struct run {
@@ -260,6 +269,7 @@ struct run {
 	int *mchg_id;
 	int nmchg;
 	unsigned long stale_flagged;	/* tree events flagged maybe stale */
+	bool mchg_chain;	/* one of them beside the root's chain */
 
 	struct probe *probes;
 	int nprobes;
@@ -287,7 +297,9 @@ struct run {
 		int nhidden, chidden;
 		unsigned long ino;	/* the covered directory's */
 		char path[PATH_MAX];	/* as mounted (relative to BASE) */
-		bool bind, active;
+		int kind;		/* mkinds[] */
+		struct node *src;	/* -F alias: the bound directory */
+		bool active;
 	} mnts[MAXMNT];
 	int nmnt;		/* active */
 	int mnt_made;
@@ -344,6 +356,16 @@ struct run {
 		bool seen;
 	} deps[16];
 	int ndeps;
+	/* -O: BASE is an overlay (1: lower on the host's disk, 2: all
+	 * layers on one tmpfs); layers live in ovl (BASE.ovl) and, on the
+	 * host's disk, in host (made when first needed) */
+	int ovlroot;
+	char ovl[PATH_MAX];
+	char host[PATH_MAX];
+	int nlayer;
+	bool noredir;		/* -O: an overlay without redirect_dir (a
+				 * user namespace): its lower's directories
+				 * are not renamed (EXDEV) */
 };
 
 static void note(struct run *r, const char *fmt, ...)
@@ -362,19 +384,26 @@ static void note(struct run *r, const char *fmt, ...)
 				 * hard links in the tree */
 #define F_UMNT		0x200u	/* -U: the mount holding the root goes */
 #define F_PLACES	0x400u	/* -P: moves between places, relinks */
+#define F_FS		0x800u	/* -F: a tree directory bound onto another, a
+				 * second file system before the watch, moves
+				 * across it (EXDEV: copy and delete), a tmpfs
+				 * over the root at the end (implies -M) */
+#define F_OVL		0x1000u	/* -O: overlayfs as BASE and over directories
+				 * of the tree (implies -M) */
 static unsigned int feat;
 
 static const char *featargs(void)
 {
-	static char b[40];
+	static char b[48];
 
-	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
+	snprintf(b, sizeof(b), "%s%s%s%s%s%s%s%s%s%s%s%s%s", feat & F_NAMES ? " -N" : "",
 		 feat & F_XD ? " -X" : "", feat & F_LIMITS ? " -L" : "",
 		 feat & F_ROOTF ? " -R" : "", feat & F_MOUNTS ? " -M" : "",
 		 feat & F_CONSUMER ? " -C" : "", feat & F_XCHG ? " -E" : "",
 		 feat & F_WRITER ? " -W" : "",
 		 feat & F_SYMLINKS ? " -Y" : "", feat & F_UMNT ? " -U" : "",
-		 feat & F_PLACES ? " -P" : "");
+		 feat & F_PLACES ? " -P" : "", feat & F_FS ? " -F" : "",
+		 feat & F_OVL ? " -O" : "");
 	return b[0] ? b + 1 : b;
 }
 static bool mounts_ok;		/* -M: this process may mount */
@@ -723,11 +752,14 @@ static void list_add(struct list *l, struct node *n)
 	l->v[l->n++] = n;
 }
 
-/* depth-first, in child order: deterministic */
+/* depth-first, in child order: deterministic; never a -F alias (its
+ * entries are the bound directory's, under that directory's path) */
 static void collect(struct node *n, bool dirs, bool files, struct list *l)
 {
 	int i;
 
+	if (n->alias)
+		return;
 	if (n->dir ? dirs : files)
 		list_add(l, n);
 	for (i = 0; i < n->nkid; i++)
@@ -792,11 +824,12 @@ static int mnt_of(const struct node *d)
 	return 0;
 }
 
+/* a mount point, or (-F) the source of a bind of a tree directory */
 static bool has_mount(const struct node *n)
 {
 	int i;
 
-	if (n->mnt)
+	if (n->mnt || n->pin)
 		return true;
 	for (i = 0; i < n->nkid; i++)
 		if (has_mount(n->kid[i]))
@@ -960,6 +993,15 @@ static void mchg_add(struct run *r, const char *abs, const struct node *d)
 		rl[r->nmchg] = strdup(b + (k <= strlen(b) ? k : strlen(b)));
 	}
 	id[r->nmchg++] = d->id;
+	/*
+	 * A point whose parent is above the root (out/, a side directory of
+	 * an ancestor): the library marks the whole tree when it cannot
+	 * tell, by the chain's names then, that the point is beside the
+	 * chain (inofd__anc_beside(): an ancestor renamed in the same batch)
+	 */
+	if (r->root && d->parent && below(r->root, d->parent) &&
+	    !below(d, r->root))
+		r->mchg_chain = true;
 }
 
 /* Did the root hold path q (a prefix of an event's) since the last
@@ -1018,6 +1060,7 @@ static bool mchg_held(struct run *r, const char *q)
 
 static void mchg_reset(struct run *r)
 {
+	r->mchg_chain = false;
 	while (r->nmchg) {
 		r->nmchg--;
 		free(r->mchg[r->nmchg]);
@@ -1073,12 +1116,46 @@ static bool mount_near(struct run *r, const char *path, const char *name)
  */
 static bool stale_ok(struct run *r, const struct inofd_event *ev)
 {
+	/* with no path at all (a RENAME whose both halves the library
+	 * could not place) the flag qualifies nothing false: a mount point
+	 * changed since the last check is reason enough */
+	if (!ev->path && !ev->from_path && r->nmchg)
+		return true;
 	return r->rescans != r->rescans_at_check || r->lost ||
-	       mount_near(r, ev->path, ev->name) ||
+	       r->mchg_chain || mount_near(r, ev->path, ev->name) ||
 	       mount_near(r, ev->from_path, ev->from_name);
 }
 
 /* Paths a registration's events are held to: see the file comment. */
+/*
+ * -F: path through an alias D of a tree directory S (D/x), as S's (S/x),
+ * in buf; else path itself.  The library watches the one inode at one of
+ * its two paths (docs/library.md, "Known limits"): S's when its walk met
+ * S first, D's when it met D first (S made in the batch of the bind).
+ */
+static const char *unalias(struct run *r, const char *path, char *buf,
+			   size_t sz)
+{
+	char dp[PATH_MAX], sp[PATH_MAX];
+	size_t dl;
+	int i;
+
+	for (i = 0; path && i < MAXMNT; i++) {
+		const struct mnt *mt = &r->mnts[i];
+
+		if (!mt->active || !mt->src)
+			continue;
+		absp(r, mt->mp, dp, sizeof(dp));
+		dl = strlen(dp);
+		if (strncmp(path, dp, dl) || (path[dl] && path[dl] != '/'))
+			continue;
+		absp(r, mt->src, sp, sizeof(sp));
+		if ((size_t)snprintf(buf, sz, "%s%s", sp, path + dl) < sz)
+			return buf;
+	}
+	return path;
+}
+
 static void check_path(struct run *r, const struct inofd_event *ev,
 		       const char *path, const char *name, struct reg *g,
 		       const char *what)
@@ -1114,7 +1191,8 @@ static void check_path(struct run *r, const struct inofd_event *ev,
 		r->stale_flagged++;
 		return;
 	}
-	if (!hist_window(r, path)) {
+	if (!hist_window(r, path) &&
+	    !hist_window(r, unalias(r, path, d, sizeof(d)))) {
 		describe(r, ev, d, sizeof(d));
 		diverge(r, "[false-path] %s names a path that no object had since the last quiescent point: %s",
 			what, d);
@@ -1248,6 +1326,11 @@ static void ino_check(struct run *r, const struct inofd_event *ev,
 	memcpy(dp, path, l);
 	dp[l] = 0;
 	h = hist_find(r, dp, false);
+	if (!h) {
+		char ua[PATH_MAX];
+
+		h = hist_find(r, unalias(r, dp, ua, sizeof(ua)), false);
+	}
 	for (i = 0; h && i < h->n; i++) {
 		const struct ivl *v = &h->v[i];
 		const struct node *n;
@@ -1415,11 +1498,29 @@ static void probe_event(struct run *r, const struct inofd_event *ev)
 		/* flagged maybe stale where allowed: the path may be wrong */
 		if ((ev->flags & INOFD_EVF_STALE_PATH) && stale_ok(r, ev))
 			return;
-		if (ev->path ? strcmp(ev->path, pr->path) != 0 : !r->lost) {
+		char ua[PATH_MAX];
+
+		if (ev->path ? strcmp(unalias(r, ev->path, ua, sizeof(ua)),
+				      pr->path) != 0 : !r->lost) {
 			if (!pr->bad[0])
 				snprintf(pr->bad, sizeof(pr->bad), "path=%s",
 					 ev->path ? ev->path : "(null)");
 		}
+#ifdef ORACLE_HAVE_INO
+		/*
+		 * -F -O: ino and dev are the directory's as stat(2) gives
+		 * them (inofd.h), on every file system: on overlayfs the
+		 * overlay's, not a layer's
+		 */
+		if ((feat & (F_FS | F_OVL)) && !pr->bad[0] &&
+		    (ev->ino != pr->st.st_ino || ev->dev != pr->st.st_dev))
+			snprintf(pr->bad, sizeof(pr->bad),
+				 "ino %llu dev 0x%llx, but stat(2) of its directory says ino %llu dev 0x%llx",
+				 (unsigned long long)ev->ino,
+				 (unsigned long long)ev->dev,
+				 (unsigned long long)pr->st.st_ino,
+				 (unsigned long long)pr->st.st_dev);
+#endif
 	} else if (g && pr->want_plain >= 0 && g == &r->regs[pr->want_plain]) {
 		pr->n_plain++;
 	} else {
@@ -1784,6 +1885,12 @@ static void landed(struct run *r, struct node *n)
 		}
 }
 
+/* -O: m is a directory an overlay without redirect_dir cannot rename */
+static bool stuck(const struct run *r, const struct node *m)
+{
+	return r->noredir && m->dir && m->low;
+}
+
 static void move(struct run *r, struct node *m, struct node *to,
 		 const char *name)
 {
@@ -1792,6 +1899,11 @@ static void move(struct run *r, struct node *m, struct node *to,
 	bool was_in = in_tree(r, m);
 
 	rel(m, a, sizeof(a));
+	if (stuck(r, m)) {
+		note(r, "# mv %s: not drawn (EXDEV: a lower directory of an overlay without redirect_dir)",
+		     a);
+		return;
+	}
 	if (victim && victim != m && !m->dir && !victim->dir && m->ino &&
 	    victim->ino == m->ino && mnt_of(to) == mnt_of(m->parent)) {
 		/*
@@ -2018,18 +2130,221 @@ static bool norepl_op(struct run *r)
 	return true;
 }
 
+/* -O: a fresh directory for a layer, on BASE.ovl's file system or (host)
+ * on the host's disk (/var/tmp, else /tmp: not a tmpfs, as a rule) */
+static void layer_dir(struct run *r, bool host, const char *what, char *b,
+		      size_t sz)
+{
+	if (host && !r->host[0]) {
+		fmt_path(r->host, sizeof(r->host), "%s/inofd-oracle-low.XXXXXX",
+			 access("/var/tmp", W_OK | X_OK) ? "/tmp" : "/var/tmp");
+		if (!mkdtemp(r->host))
+			die("mkdtemp (host layers)");
+	}
+	if (!r->ovl[0]) {
+		fmt_path(r->ovl, sizeof(r->ovl), "%s.ovl", r->base);
+		if (mkdir(r->ovl, 0755))
+			die(r->ovl);
+	}
+	fmt_path(b, sz, "%s/%s%d", host ? r->host : r->ovl, what, ++r->nlayer);
+	if (mkdir(b, 0755))
+		die(b);
+}
+
 /*
- * -M: a tmpfs, or a bind mount of a fresh empty directory BASE/bsrc/bN,
- * over a directory of the tree (not the root, not inside another mount,
- * no plain watch at or below it).  In the model the directory's entries
- * are put aside and it starts empty; the umount brings them back.
+ * -O: an overlay on abs over lower (made and filled by the caller: on the
+ * host's disk, or beside the upper), upper and work on BASE.ovl's file
+ * system.  Root gets redirect_dir=on (the lower's directories are renamed
+ * in place); a user namespace may not have it, and gets userxattr (which
+ * implies redirect_dir=nofollow).
+ */
+static int ovl_mount(struct run *r, const char *abs, const char *lower)
+{
+	char up[PATH_MAX], wk[PATH_MAX], o[PATH_MAX * 3 + 64];
+
+	layer_dir(r, false, "u", up, sizeof(up));
+	layer_dir(r, false, "w", wk, sizeof(wk));
+	fmt_path(o, sizeof(o), "lowerdir=%s,upperdir=%s,workdir=%s,%s", lower,
+		 up, wk, geteuid() == 0 ? "redirect_dir=on" : "userxattr");
+	if (geteuid() == 0 && !mount("oracle", abs, "overlay", 0, o))
+		return 0;
+	fmt_path(o, sizeof(o), "lowerdir=%s,upperdir=%s,workdir=%s,userxattr",
+		 lower, up, wk);
+	r->noredir = true;
+	return mount("oracle", abs, "overlay", 0, o);
+}
+
+/* nodes for what is in d already (an overlay's lower), sorted by name */
+static void adopt(struct run *r, struct node *d)
+{
+	struct dirent **e;
+	char b[PATH_MAX];
+	int i, n;
+
+	rel(d, b, sizeof(b));
+	n = scandirat(r->basefd, b, &e, NULL, alphasort);
+	if (n < 0)
+		fs_fail(r, "scandir", b);
+	for (i = 0; i < n; i++) {
+		struct node *k;
+
+		if (!strcmp(e[i]->d_name, ".") || !strcmp(e[i]->d_name, "..")) {
+			free(e[i]);
+			continue;
+		}
+		k = node_new(r, d, e[i]->d_name, e[i]->d_type == DT_DIR);
+		free(e[i]);
+		k->made = r->wstep;
+		rel(k, b, sizeof(b));
+		r->tick++;
+		record(r, k);
+		set_ino(r, k, b);
+		k->low = k->dir;
+		if (k->dir)
+			adopt(r, k);
+	}
+	free(e);
+}
+
+/*
+ * -M kinds of mount, one entry each (a new kind is one more entry), each
+ * drawn only with its option: make it over abs (d's path, b relative to
+ * BASE) and say how in the op list, or say false (nothing made); the
+ * model's side is mount_op()'s, which calls fill, if any, once d shows
+ * the mount.
+ */
+struct mkind {
+	const char *name;
+	unsigned int feat;
+	bool (*make)(struct run *r, struct mnt *mt, struct node *d,
+		     const char *abs, const char *b);
+	void (*fill)(struct run *r, struct node *d);
+};
+
+/* a tmpfs */
+static bool mk_tmpfs(struct run *r, struct mnt *mt, struct node *d,
+		     const char *abs, const char *b)
+{
+	(void)mt; (void)d;
+	if (mount("oracle", abs, "tmpfs", 0, "size=4m,mode=0755"))
+		fs_fail(r, "mount tmpfs", abs);
+	note(r, "mount -t tmpfs oracle %s", b);
+	return true;
+}
+
+/* a bind mount of a fresh empty directory BASE/bsrc/bN */
+static bool mk_bind(struct run *r, struct mnt *mt, struct node *d,
+		    const char *abs, const char *b)
+{
+	char src[PATH_MAX];
+
+	(void)mt; (void)d;
+	fmt_path(src, sizeof(src), "%s/bsrc/b%d", r->base, ++r->mnt_made);
+	if (mkdir(src, 0755))
+		fs_fail(r, "mkdir", src);
+	if (mount(src, abs, NULL, MS_BIND, NULL))
+		fs_fail(r, "mount --bind", abs);
+	note(r, "mount --bind bsrc/b%d %s", r->mnt_made, b);
+	return true;
+}
+
+/*
+ * -F: a bind of another directory S of the tree (the root included; not
+ * at or below d, not in a mount): d is S under a second name, which the
+ * library leaves out of its walk (docs/library.md), and so does the model
+ * (collect()); S stays where it is until the umount (pin: never removed
+ * or moved), after which d shows what it covered again
+ */
+static bool mk_alias(struct run *r, struct mnt *mt, struct node *d,
+		     const char *abs, const char *b)
+{
+	struct node *s = pick(r, r->root, true, false);
+	char sp[PATH_MAX], sb[PATH_MAX];
+
+	if (!s || below(s, d) || mnt_of(s))
+		return false;
+	absp(r, s, sp, sizeof(sp));
+	rel(s, sb, sizeof(sb));
+	if (mount(sp, abs, NULL, MS_BIND, NULL))
+		fs_fail(r, "mount --bind", abs);
+	note(r, "mount --bind %s %s   # a directory of the tree onto another",
+	     sb, b);
+	mt->src = s;
+	s->pin++;
+	return true;
+}
+
+/*
+ * -O: an overlay whose lower (on the host's disk, or on the upper's file
+ * system) holds a file and a directory with a file in it
+ */
+static bool mk_ovl(struct run *r, struct mnt *mt, struct node *d,
+		   const char *abs, const char *b)
+{
+	char low[PATH_MAX], e[PATH_MAX + 32];
+	bool host = rnd(&r->g, 2);
+	static const char *const ent[] = { "od/", "od/of", "of" };
+	int fd, k;
+
+	(void)mt; (void)d;
+	layer_dir(r, host, "l", low, sizeof(low));
+	for (k = 0; k < 3; k++) {
+		fmt_path(e, sizeof(e), "%s/%s", low, ent[k]);
+		if (k == 0) {
+			if (mkdir(e, 0755))
+				die(e);
+			continue;
+		}
+		fd = open(e, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die(e);
+		close(fd);
+	}
+	if (ovl_mount(r, abs, low))
+		fs_fail(r, "mount overlay", abs);
+	note(r, "mount -t overlay oracle -o lowerdir=%s(od/of of) %s   # upper on BASE.ovl",
+	     host ? "HOST" : "BASE.ovl", b);
+	return true;
+}
+
+/*
+ * -F: an alias's root is its source's directory, which the library may
+ * have recorded by identity (the source made in the batch of the bind,
+ * not watched yet: alias() cannot tell), and then marks as a changed
+ * mount point (docs/library.md, "Records read after a change"): the
+ * source's events too may be flagged maybe stale
+ */
+static void alias_chg(struct run *r, const struct mnt *mt)
+{
+	char sp[PATH_MAX];
+
+	if (!mt->src)
+		return;
+	absp(r, mt->src, sp, sizeof(sp));
+	mchg_add(r, sp, mt->src);
+}
+
+static const struct mkind mkinds[] = {
+	{ "tmpfs", F_MOUNTS, mk_tmpfs, NULL },
+	{ "bind", F_MOUNTS, mk_bind, NULL },
+	{ "alias", F_FS, mk_alias, NULL },
+	{ "overlay", F_OVL, mk_ovl, adopt },
+};
+
+#define NMKINDS	(int)(sizeof(mkinds) / sizeof(mkinds[0]))
+
+/*
+ * -M: a mount of a kind of mkinds[] over a directory of the tree (not the
+ * root, not inside another mount, no plain watch at or below it).  In the
+ * model the directory's entries are put aside and it starts as the mount
+ * shows it; the umount brings them back.
  */
 static bool mount_op(struct run *r)
 {
-	char b[PATH_MAX], abs[PATH_MAX], src[PATH_MAX];
+	char b[PATH_MAX], abs[PATH_MAX];
 	struct mnt *mt = NULL;
 	struct node *d;
-	int i;
+	int i, kind;
 
 	if (!r->can_mount || r->nmnt >= MAXMNT)
 		return false;
@@ -2045,23 +2360,19 @@ static bool mount_op(struct run *r)
 			mt = &r->mnts[i];
 			break;
 		}
-	mt->bind = rnd(&r->g, 2);
+	/* -M alone draws as it always did: tmpfs or bind */
+	kind = rnd(&r->g, (feat & (F_FS | F_OVL)) ? NMKINDS : 2);
+	if (!(feat & mkinds[kind].feat))
+		return false;
 	rel(d, b, sizeof(b));
 	absp(r, d, abs, sizeof(abs));
-	if (mt->bind) {
-		fmt_path(src, sizeof(src), "%s/bsrc/b%d", r->base, ++r->mnt_made);
-		if (mkdir(src, 0755))
-			fs_fail(r, "mkdir", src);
-		if (mount(src, abs, NULL, MS_BIND, NULL))
-			fs_fail(r, "mount --bind", abs);
-		note(r, "mount --bind bsrc/b%d %s", r->mnt_made, b);
-	} else {
-		if (mount("oracle", abs, "tmpfs", 0, "size=4m,mode=0755"))
-			fs_fail(r, "mount tmpfs", abs);
-		note(r, "mount -t tmpfs oracle %s", b);
-	}
+	mt->src = NULL;
+	if (!mkinds[kind].make(r, mt, d, abs, b))
+		return false;
+	mt->kind = kind;
 	r->tick++;
 	mchg_add(r, abs, d);
+	alias_chg(r, mt);
 	mt->active = true;
 	mt->mp = d;
 	snprintf(mt->path, sizeof(mt->path), "%s", b);
@@ -2077,7 +2388,10 @@ static bool mount_op(struct run *r)
 	set_ino(r, d, b);
 	alt_push(d, mt->ino);
 	d->mnt = (int)(mt - r->mnts) + 1;
+	d->alias = mt->src != NULL;
 	r->nmnt++;
+	if (mkinds[kind].fill)
+		mkinds[kind].fill(r, d);
 	return true;
 }
 
@@ -2110,6 +2424,7 @@ static bool umount_op(struct run *r, int which)
 	}
 	r->tick++;
 	mchg_add(r, abs, d);
+	alias_chg(r, mt);
 	while (d->nkid) {
 		struct node *k2 = d->kid[d->nkid - 1];
 
@@ -2127,6 +2442,10 @@ static bool umount_op(struct run *r, int which)
 	alt_push(d, d->ino);
 	d->ino = mt->ino;
 	d->mnt = 0;
+	d->alias = false;
+	if (mt->src)
+		mt->src->pin--;
+	mt->src = NULL;
 	mt->active = false;
 	mt->mp = NULL;
 	r->nmnt--;
@@ -2318,6 +2637,8 @@ static bool mvplace_op(struct run *r)
 		name_for(r, &r->g, dd, m->dir ? 'd' : 'f', nm, sizeof(nm));
 	else
 		fresh(r, m->dir ? 'e' : 'g', nm, sizeof(nm));
+	if (stuck(r, m))
+		return false;
 	note(r, "# place %s -> %s", sp->name, dp->name);
 	if (!in_tree(r, dd))
 		dep_add(r, m);
@@ -2360,6 +2681,8 @@ static bool mvmnt_op(struct run *r)
 	for (i = 0; i < MAXMNT; i++)
 		if (r->mnts[i].active && !k--)
 			mt = &r->mnts[i];
+	if (mt->src)
+		return false;	/* -F: an alias stays where it is */
 	d = mt->mp;
 	e = dp->dir(r);
 	if (!e || below(e, d) || below(d, e) || below(r->root, e) ||
@@ -2474,6 +2797,62 @@ static bool relnk_op(struct run *r)
 		x = relink_to(r, k, d, xn);
 	}
 	return x != NULL;
+}
+
+/* -F: cp -r m to/name (new inodes, one tick each) */
+static void copy_to(struct run *r, struct node *m, struct node *to,
+		    const char *name)
+{
+	struct node *n;
+	int i;
+
+	if (!m->dir) {
+		make_file(r, to, name, true);
+		return;
+	}
+	make_dir(r, to, name, &n);
+	for (i = 0; i < m->nkid; i++)
+		copy_to(r, m->kid[i], n, m->kid[i]->name);
+}
+
+/* -F: m may go to directory to across a mount, as mv does it (EXDEV) */
+static bool xdev_ok(const struct run *r, const struct node *m,
+		    const struct node *to)
+{
+	int i;
+
+	if (!(feat & F_FS) || has_mount(m) || has_writer(m) ||
+	    mnt_of(m->parent) == mnt_of(to) || below(to, m))
+		return false;
+	for (i = 0; i < r->nregs; i++)
+		if (!r->regs[i].ended && !r->regs[i].tree && r->regs[i].dir &&
+		    below(r->regs[i].dir, m))
+			return false;
+	return true;
+}
+
+/*
+ * mv m to/name: rename(2), or across a mount (-F, xdev_ok()) what mv(1)
+ * does when rename(2) says EXDEV: cp -r, then rm -r.  The tree sees
+ * creates and deletes, never a move.
+ */
+static void relocate(struct run *r, struct node *m, struct node *to,
+		     const char *name)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if (mnt_of(m->parent) == mnt_of(to) || !xdev_ok(r, m, to)) {
+		move(r, m, to, name);
+		return;
+	}
+	rel(m, a, sizeof(a));
+	rel(to, b, sizeof(b));
+	fmt_path(b + strlen(b), sizeof(b) - strlen(b), "/%s", name);
+	if (!renameat(r->basefd, a, r->basefd, b) || errno != EXDEV)
+		fs_fail(r, "rename (EXDEV expected)", a);
+	note(r, "mv %s %s   # EXDEV: cp -r, then rm -r", a, b);
+	copy_to(r, m, to, name);
+	remove_tree(r, m);
 }
 
 enum op {
@@ -2668,7 +3047,7 @@ static bool do_op(struct run *r, enum op op)
 				l.v[k++] = l.v[i];
 		m = k ? l.v[rnd(&r->g, k)] : NULL;
 		free(l.v);
-		if (!m || m->mnt || m->wdir)
+		if (!m || m->mnt || m->wdir || m->pin)
 			return false;
 		rel(m, b, sizeof(b));
 		note(r, "rmdir %s", b);
@@ -2689,9 +3068,9 @@ static bool do_op(struct run *r, enum op op)
 			return false;
 		to = pick(r, r->root, true, false);
 		name_for(r, &r->g, to, 'f', nm, sizeof(nm));
-		if (!mount_ok(r, m, to))
+		if (!mount_ok(r, m, to) && !xdev_ok(r, m, to))
 			return false;
-		move(r, m, to, nm);
+		relocate(r, m, to, nm);
 		return true;
 	case OP_MVDIR: {
 		struct list l = { 0 };
@@ -2706,9 +3085,9 @@ static bool do_op(struct run *r, enum op op)
 		to = l.v[rnd(&r->g, k)];	/* the root is always there */
 		free(l.v);
 		name_for(r, &r->g, to, 'd', nm, sizeof(nm));
-		if (!mount_ok(r, m, to))
+		if (!mount_ok(r, m, to) && !xdev_ok(r, m, to))
 			return false;
-		move(r, m, to, nm);
+		relocate(r, m, to, nm);
 		return true;
 	}
 	case OP_MVROOT:
@@ -2722,9 +3101,9 @@ static bool do_op(struct run *r, enum op op)
 		if (!m)
 			return false;
 		name_for(r, &r->g, r->out, 'o', nm, sizeof(nm));
-		if (!mount_ok(r, m, r->out))
+		if (!mount_ok(r, m, r->out) && !xdev_ok(r, m, r->out))
 			return false;
-		move(r, m, r->out, nm);
+		relocate(r, m, r->out, nm);
 		return true;
 	case OP_MVIN:
 		m = pick(r, r->out, true, true);
@@ -2732,9 +3111,9 @@ static bool do_op(struct run *r, enum op op)
 			return false;
 		to = pick(r, r->root, true, false);
 		name_for(r, &r->g, to, 'd', nm, sizeof(nm));
-		if (!mount_ok(r, m, to))
+		if (!mount_ok(r, m, to) && !xdev_ok(r, m, to))
 			return false;
-		move(r, m, to, nm);
+		relocate(r, m, to, nm);
 		return true;
 	case OP_OUTSIDE:
 		d = pick(r, r->out, true, true);
@@ -3442,6 +3821,8 @@ static void check(struct run *r, const char *when)
 				!r->regs[0].ended;
 		pr->want_plain = l.v[i]->plain;
 		rel(l.v[i], b, sizeof(b));
+		if (fstatat(r->basefd, b[0] ? b : ".", &pr->st, 0))
+			fs_fail(r, "stat", b);
 		fmt_path(b + strlen(b), sizeof(b) - strlen(b), "/probe%lu",
 			 r->probe_base + i);
 		fmt_path(pr->path, sizeof(pr->path), "%s/%s", r->base, b);
@@ -3484,7 +3865,8 @@ static void check(struct run *r, const char *when)
 				pr->n_plain, pr->want_plain >= 0,
 				pr->n_other);
 		} else if (pr->bad[0]) {
-			diverge(r, "[probe-path] %s reported with %s%s",
+			diverge(r, "[probe-%s] %s reported with %s%s",
+				strncmp(pr->bad, "ino ", 4) ? "path" : "ino",
 				pr->path, pr->bad,
 				r->lost ? "" : " (no loss was reported)");
 		}
@@ -3763,6 +4145,8 @@ static void cleanup(struct run *r)
 		free(r->mnts[i].hidden);
 	if (r->umnt && r->basefd >= 0)
 		umount2(r->base, MNT_DETACH);	/* a failure before the end */
+	if (r->ovlroot && umount2(r->base, MNT_DETACH))
+		perror("oracle: umount BASE (overlay)");
 	if (r->basefd >= 0)
 		close(r->basefd);
 	r->basefd = -1;
@@ -3770,6 +4154,10 @@ static void cleanup(struct run *r)
 		nftw(r->base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 	if (r->bsrc[0])
 		nftw(r->bsrc, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	if (r->ovl[0])
+		nftw(r->ovl, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	if (r->host[0])
+		nftw(r->host, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 	for (i = 0; i < r->npool; i++) {
 		free(r->pool[i]->kid);
 		free(r->pool[i]);
@@ -3816,6 +4204,84 @@ static int sysctl_set(long v)
 
 /* 0 pass, 1 divergence */
 static void umnt_end(struct run *r);
+
+/*
+ * -F: a tmpfs over the root, its parent or its grandparent (the unit
+ * tests mount_over_root_fd_flagged and mount_over_root_is_lost make one
+ * each): the tree is lost and says so (docs/library.md: INOFD_EV_ERROR
+ * -ESTALE, INOFD_EVF_LOST), and a file made at the root's path in the
+ * tmpfs is not reported with a path (nothing of the tree is there; its
+ * path is in no history, so check_path() says [path]).  Then the umount;
+ * the tree stays lost, and its unwatch is the end.
+ */
+static void cover_end(struct run *r)
+{
+	char b[PATH_MAX], abs[PATH_MAX], rp[PATH_MAX], c[PATH_MAX + 32];
+	struct node *x = r->root;
+	int k, fd;
+
+	for (k = rnd(&r->g, 3); k && x->parent != r->top; k--)
+		x = x->parent;
+	rel(x, b, sizeof(b));
+	absp(r, x, abs, sizeof(abs));
+	rel(r->root, rp, sizeof(rp));
+	if (mount("oracle", abs, "tmpfs", 0, "size=4m,mode=0755"))
+		fs_fail(r, "mount tmpfs", abs);
+	note(r, "mount -t tmpfs oracle %s   # -F: over the root%s", b,
+	     x == r->root ? "" : "'s ancestor");
+	r->tick++;
+	mchg_add(r, abs, x);
+	drain(r);
+	if (!r->failed && !r->tree_lost)
+		diverge(r, "[cover] a tmpfs over %s: the tree goes on, no loss reported",
+			b);
+	if (!r->failed) {
+		fmt_path(c, sizeof(c), "mkdir -p %s/%s", r->base, rp);
+		if (system(c))
+			die(c);
+		fmt_path(c, sizeof(c), "%s/covered", rp);
+		fd = openat(r->basefd, c, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0)
+			fs_fail(r, "create", c);
+		close(fd);
+		note(r, "mkdir -p %s; touch %s/covered   # in the tmpfs", rp, rp);
+		drain(r);
+	}
+	if (umount2(abs, 0) && (errno != EBUSY || umount2(abs, MNT_DETACH)))
+		fs_fail(r, "umount", abs);
+	note(r, "umount %s", b);
+	r->tick++;
+	mchg_add(r, abs, x);
+	if (!r->failed)
+		drain(r);
+}
+
+/*
+ * -O: BASE becomes an overlay whose lower (lower, made by layer_dir())
+ * holds what was made so far; the model's inodes are the overlay's now
+ */
+static void ovlroot_mount(struct run *r, const char *lower)
+{
+	struct list l = { 0 };
+	char b[PATH_MAX];
+	int i;
+
+	if (ovl_mount(r, r->base, lower))
+		die("overlay on BASE");
+	close(r->basefd);
+	r->basefd = open(r->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->basefd < 0)
+		die(r->base);
+	note(r, "mount -t overlay oracle -o lowerdir=%s BASE   # -O: what is there so far is the lower's",
+	     r->ovlroot == 1 ? "HOST" : "BASE.ovl");
+	collect(r->top, true, true, &l);
+	for (i = 1; i < l.n; i++) {
+		rel(l.v[i], b, sizeof(b));
+		set_ino(r, l.v[i], b);
+		l.v[i]->low = l.v[i]->dir;
+	}
+	free(l.v);
+}
 
 static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		    const struct conf *cf)
@@ -3900,18 +4366,27 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	} else if ((feat & F_UMNT) && !(feat & F_MOUNTS)) {
 		skipped_mounts++;	/* (-M counts it already) */
 	}
-	r->basefd = open(r->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/*
+	 * -O: in 2 seeds of 3 BASE is an overlay, mounted once what the
+	 * tree starts with is made: made in its lower (on the host's disk,
+	 * or on the upper's file system), so that the tree starts on it
+	 */
+	if ((feat & F_OVL) && mounts_ok && !r->umnt)
+		r->ovlroot = rnd(&r->g, 3);
+	if (r->ovlroot) {
+		layer_dir(r, r->ovlroot == 1, "l", b, sizeof(b));
+		r->basefd = open(b, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		r->basefd = open(r->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
 	if (r->basefd < 0)
 		die(r->base);
 	r->top = node_new(r, NULL, "", true);
 	make_dir(r, r->top, "a", &r->a);
 	make_dir(r, r->a, "p", &r->p);
 	make_dir(r, r->top, "out", &r->out);
-	if (r->can_mount) {
-		fmt_path(b, sizeof(b), "%s/bsrc", r->base);
-		if (mkdir(b, 0755))
-			die(b);
-	}
+	if (r->can_mount && mkdirat(r->basefd, "bsrc", 0755))
+		die("mkdir bsrc");
 	fresh(r, 't', nm, sizeof(nm));
 	make_dir(r, r->p, nm, &r->root);
 	note(r, "# seed %llu, %d ops, backend %s, mask 0x%x, root %s, plain watches %s",
@@ -3931,6 +4406,31 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		do_op(r, rnd(&r->g, 2) ? OP_MKDIR : OP_CREATE);
 	if (rnd(&r->g, 2))
 		do_op(r, OP_MKDIRP);
+	if (r->ovlroot)
+		ovlroot_mount(r, b);
+	/*
+	 * -F -O: in 1 seed of 2 a mount of the tree before the watch (the
+	 * walk meets it: a second file system, a directory bound onto
+	 * another, an overlay), with a few entries of its own
+	 */
+	if ((feat & (F_FS | F_OVL)) && r->can_mount && rnd(&r->g, 2)) {
+		for (i = 0; i < 8 && !r->nmnt; i++)
+			mount_op(r);
+		for (i = 0; i < MAXMNT; i++)
+			if (r->mnts[i].active && !r->mnts[i].src)
+				for (k = rnd(&r->g, 4); k > 0; k--) {
+					d = pick(r, r->mnts[i].mp, true, false);
+					name_for(r, &r->g, d, k & 1 ? 'd' : 'f',
+						 nm, sizeof(nm));
+					if (k & 1)
+						make_dir(r, d, nm, NULL);
+					else
+						make_file(r, d, nm, true);
+					rel(d, b, sizeof(b));
+					note(r, "%s %s/%s   # in the mount", k & 1 ?
+					     "mkdir" : "touch", b, nm);
+				}
+	}
 	/*
 	 * -W: one or two writers, each in a directory of its own in the tree
 	 * (never removed while it is there) and one outside everything
@@ -4126,6 +4626,14 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 		if (r->failed)
 			goto done;
 	}
+	/* -F: in 1 seed of 3 a tmpfs over the root or an ancestor first */
+	if ((feat & F_FS) && r->can_mount && !r->mounts_unseen && !r->umnt &&
+	    r->root && rnd(&r->g, 3) == 0) {
+		cover_end(r);
+		endmode = 0;	/* the lost tree is unwatched */
+		if (r->failed)
+			goto done;
+	}
 	if (r->umnt && r->mounts_unseen) {
 		/*
 		 * -U, but the library said it has no mount table: the mount
@@ -4303,6 +4811,7 @@ static void usage(void)
 		"              [-M mounts] [-C consumer checks] [-E renameat2 exchange]\n"
 		"              [-W concurrent writers] [-Y symlinks, hard links]\n"
 		"              [-U the root's mount goes] [-P places, relinks]\n"
+		"              [-F binds of the tree, a second fs, EXDEV, over the root] [-O overlayfs]\n"
 		"              (tests/oracle/README)\n");
 	exit(2);
 }
@@ -4316,7 +4825,7 @@ int main(int argc, char **argv)
 	bool one = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMCEWYUP")) != -1) {
+	while ((c = getopt(argc, argv, "s:c:S:n:B:q:T:vkx:D:NXLRMCEWYUPFO")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoull(optarg, NULL, 0);
@@ -4385,6 +4894,12 @@ int main(int argc, char **argv)
 		case 'P':
 			feat |= F_PLACES;
 			break;
+		case 'F':
+			feat |= F_FS | F_MOUNTS;
+			break;
+		case 'O':
+			feat |= F_OVL | F_MOUNTS;
+			break;
 		default:
 			usage();
 		}
@@ -4403,7 +4918,9 @@ int main(int argc, char **argv)
 			(strchr(e, 'M') ? F_MOUNTS : 0) | (strchr(e, 'C') ? F_CONSUMER : 0) |
 			(strchr(e, 'E') ? F_XCHG : 0) | (strchr(e, 'W') ? F_WRITER : 0) |
 			(strchr(e, 'Y') ? F_SYMLINKS : 0) | (strchr(e, 'U') ? F_UMNT : 0) |
-			(strchr(e, 'P') ? F_PLACES : 0);
+			(strchr(e, 'P') ? F_PLACES : 0) |
+			(strchr(e, 'F') ? F_FS | F_MOUNTS : 0) |
+			(strchr(e, 'O') ? F_OVL | F_MOUNTS : 0);
 	}
 	if (feat & F_NAMES) {
 		weight[OP_REMK] = 4;
@@ -4470,6 +4987,10 @@ int main(int argc, char **argv)
 	if (skipped_mounts)
 		printf("oracle: SKIPPED the mounts of -M in %lu run(s): cannot mount here (no root, no user namespace)\n",
 		       skipped_mounts);
+	if (mounts_ok && in_userns && (feat & F_MOUNTS))
+		printf("oracle: mounts made in a user namespace of the oracle's own (uid %u)%s\n",
+		       (unsigned int)geteuid(), feat & F_OVL ?
+		       ": overlays with userxattr, no redirect_dir (their lower's directories are not renamed)" : "");
 	if (skipped_limits)
 		printf("oracle: SKIPPED max_user_watches of -L in %lu run(s): no user namespace (RLIMIT_NOFILE still applied)\n",
 		       skipped_limits);

@@ -217,9 +217,59 @@ static void ns_bind_tree_dirs_before(void **state)
 	expect(*state, bind_before);
 }
 
+/*
+ * The same with a source made in the batch of the bind (oracle -F -C seeds
+ * 60001 and 60016): when the mount is seen the source is not watched yet,
+ * so the mount looks like any other and is recorded by its root's
+ * identity, which the tree then holds under the source's name: the umount
+ * must still be placed at r/zz-dst, which is watched again (its entry
+ * reported), not at r/new-src, where nothing changed.
+ */
+static int bind_fresh(void *arg)
+{
+	struct fx *f = arg;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return 77;
+	MKD(P(f, "r"));
+	MKD(P(f, "r/zz-dst"));
+	MKD(P(f, "r/zz-dst/old"));
+	CHECK(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "r"), IN_CREATE,
+				  NULL) >= 0, 2);
+	CHECK(PUMP(f->in) >= 0, 3);
+	MKD(P(f, "r/new-src"));
+	MKD(P(f, "r/new-src/sub"));
+	CHECK(mount(P(f, "r/new-src"), P(f, "r/zz-dst"), NULL, MS_BIND,
+		    NULL) == 0, 4);
+	CHECK(PUMP(f->in) >= 0, 5);
+	CHECK(umount(P(f, "r/zz-dst")) == 0, 6);
+	CHECK(PUMP(f->in) >= 0, 7);
+	f->n = 0;
+	MKF(P(f, "r/new-src/F"));
+	MKF(P(f, "r/new-src/sub/G"));
+	MKF(P(f, "r/zz-dst/H"));
+	MKF(P(f, "r/zz-dst/old/I"));
+	CHECK(PUMP(f->in) >= 0, 8);
+	if (created(f, P(f, "r/new-src/F")) != 1 ||
+	    created(f, P(f, "r/new-src/sub/G")) != 1 ||
+	    created(f, P(f, "r/zz-dst/H")) != 1 ||
+	    created(f, P(f, "r/zz-dst/old/I")) != 1) {
+		show(f);
+		return 9;
+	}
+	return 0;
+}
+
+static void ns_bind_tree_dirs_fresh_src(void **state)
+{
+	expect(*state, bind_fresh);
+}
+
 DEFINE_TESTS(ns,
 	T(ns_bind_tree_dirs_after),
 	T(ns_bind_tree_dirs_before),
+	T(ns_bind_tree_dirs_fresh_src),
 	T(ns_overlay_same_fs),
 	T(ns_overlay_mixed_fs),
 )
