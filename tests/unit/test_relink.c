@@ -17,9 +17,8 @@ static void ln(const char *a, const char *b)
 	assert_int_equal(link(a, b), 0);
 }
 
-/* the last CREATE or DELETE of name: says whether it is there */
-static void last_says(struct fx *f, const char *be, const char *name,
-		      bool there)
+/* the last IN_CREATE or IN_DELETE of name (0: neither) */
+static uint32_t last_in(struct fx *f, const char *name)
 {
 	uint32_t last = 0;
 	int i;
@@ -29,6 +28,15 @@ static void last_says(struct fx *f, const char *be, const char *name,
 		    !strcmp(f->r[i].name, name) &&
 		    (f->r[i].mask & (IN_CREATE | IN_DELETE)))
 			last = f->r[i].mask & (IN_CREATE | IN_DELETE);
+	return last;
+}
+
+/* the last CREATE or DELETE of name: says whether it is there */
+static void last_says(struct fx *f, const char *be, const char *name,
+		      bool there)
+{
+	uint32_t last = last_in(f, name);
+
 	if (last != (there ? IN_CREATE : IN_DELETE)) {
 		dump(f);
 		fail_msg("%s: %s is %s, the last event says %s", be, name,
@@ -111,19 +119,6 @@ static void relink_ln_rm(void **state)
  */
 static const char *ovl_be;
 static unsigned int ovl_flag;
-
-static int last_in(struct fx *f, const char *name)
-{
-	uint32_t last = 0;
-	int i;
-
-	for (i = 0; i < f->n; i++)
-		if (f->r[i].type == INOFD_EV_INOTIFY &&
-		    !strcmp(f->r[i].name, name) &&
-		    (f->r[i].mask & (IN_CREATE | IN_DELETE)))
-			last = f->r[i].mask & (IN_CREATE | IN_DELETE);
-	return last;
-}
 
 static int ovl_body(void *arg)
 {
