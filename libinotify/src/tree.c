@@ -191,6 +191,19 @@ static bool mount_root(int dfd, int fd)
 	return a.stx_mnt_id != b.stx_mnt_id;
 }
 
+/* Node c is m's child name now (it was elsewhere in the tree). */
+static int node_move(struct inofd *in, struct inofd__mem *c,
+		     struct inofd__mem *m, const char *name)
+{
+	int e = inofd__node_name(c, name);
+
+	if (e < 0)
+		return e;
+	inofd__node_unlink(in, c);
+	inofd__node_link(in, m, c);
+	return 0;
+}
+
 /*
  * add_child() met c, a node tree r holds for the directory (cfd) at entry
  * name of dfd (node m, the step's wd).  0 when done, 1: list it now
@@ -218,11 +231,9 @@ static int known_child(struct inofd *in, struct inofd__mem *m,
 		if ((c->parent == m && !strcmp(c->name, name)) ||
 		    mount_root(dfd, cfd))
 			return 0;
-		e = inofd__node_name(c, name);
+		e = node_move(in, c, m, name);
 		if (e < 0)
 			return e;
-		inofd__node_unlink(in, c);
-		inofd__node_link(in, m, c);
 		inofd__placed_now(in, r);
 		return 0;
 	}
@@ -236,11 +247,9 @@ static int known_child(struct inofd *in, struct inofd__mem *m,
 		return 0;
 	if (c->parent != m || strcmp(c->name, name)) {
 		/* ours, found elsewhere by a re-walk: it is here */
-		e = inofd__node_name(c, name);
+		e = node_move(in, c, m, name);
 		if (e < 0)
 			return e;
-		inofd__node_unlink(in, c);
-		inofd__node_link(in, m, c);
 		if (w->crawl)	/* after a loss: the present */
 			inofd__placed_now(in, r);
 	}
