@@ -94,11 +94,13 @@
 #include <unistd.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/fanotify.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include "inofd.h"
 
@@ -366,6 +368,7 @@ struct run {
 	bool noredir;		/* -O: an overlay without redirect_dir (a
 				 * user namespace): its lower's directories
 				 * are not renamed (EXDEV) */
+	bool noovl;		/* -O: no overlays here (ovl_usable()) */
 };
 
 static void note(struct run *r, const char *fmt, ...)
@@ -2287,6 +2290,8 @@ static bool mk_ovl(struct run *r, struct mnt *mt, struct node *d,
 	int fd, k;
 
 	(void)mt; (void)d;
+	if (r->noovl)
+		return false;
 	layer_dir(r, host, "l", low, sizeof(low));
 	for (k = 0; k < 3; k++) {
 		fmt_path(e, sizeof(e), "%s/%s", low, ent[k]);
@@ -3952,7 +3957,7 @@ static const char *watch_limit_file;
 static long watch_limit_old = -1;
 static bool in_userns;
 static unsigned long skipped_limits, skipped_mounts, refusals,
-		     unseen_mounts;
+		     unseen_mounts, skipped_ovl, skipped_ovl_fan;
 
 static long read_long(const char *f)
 {
@@ -4257,6 +4262,74 @@ static void cover_end(struct run *r)
 }
 
 /*
+ * -O as a user: overlayfs keeps its state in user.overlay.* xattrs on the
+ * upper (userxattr), BASE.ovl on BASE's parent's file system.  Without
+ * user xattrs there (tmpfs before 6.6: the 6.1 guest) it still mounts,
+ * but a directory moved into a merged one fails with EXDEV and one made
+ * over a whiteout with EIO: overlays are then not drawn, and the summary
+ * says SKIPPED.  Root's trusted.* xattrs are on every such file system.
+ */
+static bool ovl_usable(const struct run *r)
+{
+	if (geteuid() == 0)
+		return true;
+	if (!setxattr(r->base, "user.inofd-oracle", "1", 1, 0)) {
+		removexattr(r->base, "user.inofd-oracle");
+		return true;
+	}
+	return errno != EOPNOTSUPP;
+}
+
+/*
+ * -O on fanotify: can fanotify mark a directory of an overlay here?  It
+ * needs file handles, which overlayfs gives fanotify only from 6.6 (on
+ * 6.1 the mark fails with EOPNOTSUPP, as inofd_backend(3) says: the
+ * library reports the overlay's directory in an INOFD_EV_ERROR, or
+ * refuses a tree on one).  Asked of the kernel, not the library, once:
+ * an overlay on four directories in dir, an inode mark as the library's
+ * unprivileged groups make.  Without it overlays are not drawn on
+ * fanotify, and the summary says SKIPPED.
+ */
+static bool fan_marks_ovl(const char *dir)
+{
+	static int ok = -1;
+	char l[PATH_MAX], u[PATH_MAX], w[PATH_MAX], m[PATH_MAX];
+	char o[PATH_MAX * 3 + 64];
+	int fd;
+
+	if (ok >= 0)
+		return ok;
+	fmt_path(l, sizeof(l), "%s/.fl", dir);
+	fmt_path(u, sizeof(u), "%s/.fu", dir);
+	fmt_path(w, sizeof(w), "%s/.fw", dir);
+	fmt_path(m, sizeof(m), "%s/.fm", dir);
+	if (mkdir(l, 0755) || mkdir(u, 0755) || mkdir(w, 0755) ||
+	    mkdir(m, 0755))
+		die("mkdir (fanotify overlay probe)");
+	fmt_path(o, sizeof(o), "lowerdir=%s,upperdir=%s,workdir=%s%s", l, u,
+		 w, geteuid() == 0 ? "" : ",userxattr");
+	if (mount("oracle", m, "overlay", 0, o))
+		die("mount overlay (fanotify overlay probe)");
+	ok = 0;
+	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME, 0);
+	if (fd >= 0) {
+		ok = !fanotify_mark(fd, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR,
+				    AT_FDCWD, m);
+		close(fd);
+	}
+	if (umount2(m, MNT_DETACH))
+		die("umount (fanotify overlay probe)");
+	rmdir(m);
+	/* (w holds overlayfs's work/, emptied at umount) */
+	fmt_path(o, sizeof(o), "%s/work", w);
+	rmdir(o);
+	rmdir(w);
+	rmdir(u);
+	rmdir(l);
+	return ok;
+}
+
+/*
  * -O: BASE becomes an overlay whose lower (lower, made by layer_dir())
  * holds what was made so far; the model's inodes are the overlay's now
  */
@@ -4347,6 +4420,18 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	if (!realpath(r->base, b))
 		die("realpath");
 	fmt_path(r->base, sizeof(r->base), "%s", b);
+	/* (before -U mounts over BASE: BASE.ovl is beside it) */
+	if ((feat & F_OVL) && mounts_ok && !ovl_usable(r)) {
+		r->noovl = true;
+		skipped_ovl++;
+	}
+#ifdef INOFD_FORCE_FANOTIFY
+	if ((feat & F_OVL) && mounts_ok && !r->noovl &&
+	    backend_flag == INOFD_FORCE_FANOTIFY && !fan_marks_ovl(r->base)) {
+		r->noovl = true;
+		skipped_ovl_fan++;
+	}
+#endif
 	/*
 	 * -U: BASE itself is a mount (a tmpfs, or a bind mount of a
 	 * directory beside it), which goes at the end with the tree on it
@@ -4371,7 +4456,7 @@ static int run_seed(uint64_t seed, int backend_flag, const char *bname,
 	 * tree starts with is made: made in its lower (on the host's disk,
 	 * or on the upper's file system), so that the tree starts on it
 	 */
-	if ((feat & F_OVL) && mounts_ok && !r->umnt)
+	if ((feat & F_OVL) && mounts_ok && !r->umnt && !r->noovl)
 		r->ovlroot = rnd(&r->g, 3);
 	if (r->ovlroot) {
 		layer_dir(r, r->ovlroot == 1, "l", b, sizeof(b));
@@ -4989,8 +5074,14 @@ int main(int argc, char **argv)
 		       skipped_mounts);
 	if (mounts_ok && in_userns && (feat & F_MOUNTS))
 		printf("oracle: mounts made in a user namespace of the oracle's own (uid %u)%s\n",
-		       (unsigned int)geteuid(), feat & F_OVL ?
+		       (unsigned int)geteuid(), (feat & F_OVL) && !skipped_ovl ?
 		       ": overlays with userxattr, no redirect_dir (their lower's directories are not renamed)" : "");
+	if (skipped_ovl)
+		printf("oracle: SKIPPED the overlays of -O in %lu run(s): no user xattrs on BASE's file system for userxattr (tmpfs has them from 6.6)\n",
+		       skipped_ovl);
+	if (skipped_ovl_fan)
+		printf("oracle: SKIPPED the overlays of -O in %lu fanotify run(s): this kernel's fanotify cannot mark overlayfs (no file handles before 6.6; the library says -EOPNOTSUPP)\n",
+		       skipped_ovl_fan);
 	if (skipped_limits)
 		printf("oracle: SKIPPED max_user_watches of -L in %lu run(s): no user namespace (RLIMIT_NOFILE still applied)\n",
 		       skipped_limits);
