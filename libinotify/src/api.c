@@ -792,8 +792,10 @@ static const struct {
 	{ EIO, "input/output error" },
 	{ EFAULT, "bad address" },
 	{ ENOTTY, "inappropriate ioctl (no INOTIFY_IOC_WATCH in this kernel)" },
-	{ EOPNOTSUPP, "mounts inside a recursive watch cannot be seen "
-		      "(/proc/self/mountinfo cannot be opened)" },
+	{ EOPNOTSUPP, "not supported here: the fanotify backend cannot mark "
+		      "this file system (no file handles: overlayfs before "
+		      "6.6), or mounts inside a recursive watch cannot be "
+		      "seen (/proc/self/mountinfo cannot be opened)" },
 	{ ENODEV, "no such device" },
 	{ EOVERFLOW, "value too large" },
 };
