@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import os
+import stat
 import time
 from typing import (Any, AsyncIterator, Dict, Iterable, Iterator, List,
                     NamedTuple, Optional, Sequence, Tuple, Union)
@@ -248,9 +249,11 @@ def walk(root: str) -> Dict[str, Entry]:
 
 
 class Snapshot:
-    """What a re-walk finds, to answer a RESCAN with changes: taken at
-    start, kept current from the changes handed out, and compared with a
-    new walk of the subtree a RESCAN names."""
+    """What the consumer was told, to answer a RESCAN with changes: a walk
+    at start, then kept from the changes handed out (never from what is
+    on disk beyond them), compared with a new walk of the subtree a
+    RESCAN names.  A file made in a new directory whose event a loss
+    took is then in the re-walk and not in the snapshot: reported."""
 
     def __init__(self, roots: Iterable[str]) -> None:
         self.snap: Dict[str, Entry] = {}
@@ -262,8 +265,12 @@ class Snapshot:
         return [k for k in self.snap if k == path or k.startswith(pre)]
 
     def refresh(self, path: str) -> None:
-        """After a change of path: its entry (and a new directory's
-        contents) as they are now."""
+        """After a change of path: its own entry as it is now.  Not what a
+        new directory holds: the library reports that (a directory made
+        or moved in is listed after it is watched), each entry a change
+        of its own; taking it from the disk here would hide from the
+        next RESCAN a file whose event was lost (make peers, 2026-12-07:
+        8 probes in directories a git checkout made again)."""
         try:
             st = os.lstat(path)
         except OSError:
@@ -271,13 +278,19 @@ class Snapshot:
                 del self.snap[k]
             return
         old = self.snap.get(path)
-        isdir = os.path.isdir(path) and not os.path.islink(path)
-        if isdir and (old is None or old[1] != st.st_ino):
+        isdir = stat.S_ISDIR(st.st_mode)
+        if old is not None and (old[1] != st.st_ino or old[0] != isdir):
             for k in self._below(path):
                 del self.snap[k]
-            self.snap.update(walk(path))
-        else:
-            self.snap[path] = (isdir, st.st_ino, st.st_size, st.st_mtime_ns)
+        self.snap[path] = (isdir, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def move(self, old: str, new: str) -> None:
+        """A rename handed out: what was known at and below old is at and
+        below new (replacing what was known there)."""
+        moved = {new + k[len(old):]: self.snap.pop(k) for k in self._below(old)}
+        for k in self._below(new):
+            del self.snap[k]
+        self.snap.update(moved)
 
     def rescan(self, where: str) -> List[Change]:
         """The changes below where since the snapshot; the snapshot is then

@@ -151,7 +151,6 @@ def _exclude(watch_filter: Optional[Callable[[Change, str], bool]]) -> List[str]
 def _sets(w: Watcher, snap: Snapshot, batch: List[_NC],
           watch_filter: Optional[Callable[[Change, str], bool]]) -> Set[FileChange]:
     out: Set[FileChange] = set()
-    touched = []
     for c in batch:
         if c.kind is _K.RESCAN:
             for where in ([c.path] if c.path else list(w.roots.values())):
@@ -162,12 +161,10 @@ def _sets(w: Watcher, snap: Snapshot, batch: List[_NC],
             assert c.old_path is not None
             out.add((Change.deleted, c.old_path))
             out.add((Change.added, c.path))
-            touched.append(c.old_path)
+            snap.move(c.old_path, c.path)
         else:
             out.add((_CHANGE[c.kind], c.path))
-        touched.append(c.path)
-    for p in touched:
-        snap.refresh(p)
+        snap.refresh(c.path)        # in order: a later move takes it along
     if watch_filter is not None:
         out = {c for c in out if watch_filter(c[0], c[1])}
     if out:

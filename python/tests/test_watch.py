@@ -11,6 +11,7 @@ import pytest
 
 import inofd
 import inofd.watchfiles as wf
+from inofd import _watch
 from inofd._watch import ChangeKind, Snapshot, Watcher
 
 # watchfiles' parameter names (watchfiles/main.py: watch and awatch)
@@ -220,6 +221,50 @@ def test_rescan_yields_what_a_rewalk_finds(tmp):
     assert want <= changes
     assert (wf.Change.deleted, gone) in changes
     assert not any(p == keep for _c, p in changes)
+
+
+def _one(w, snap, kind, path, old=None):
+    """watchfiles' set for one change of the library's, as _sets() makes it."""
+    return wf._sets(w, snap, [_watch.Change(kind, path, old, True)], None)
+
+
+def test_rescan_reports_files_of_a_new_directory_whose_events_were_lost(tmp):
+    """make peers, 2026-12-07: a directory a git checkout made again was
+    handed out after files were made in it, and their events were lost to
+    an overflow; the snapshot took the files from the disk when it took
+    the directory, so the RESCAN's re-walk found nothing new and 8 probes
+    were never reported.  The snapshot holds what was told."""
+    d = os.path.join(tmp, "d")
+    w = Watcher([tmp])
+    try:
+        snap = Snapshot(w.roots.values())
+        os.mkdir(d)
+        f = os.path.join(d, "probe")
+        open(f, "w").close()            # its event: taken by the loss
+        assert _one(w, snap, ChangeKind.ADDED, d) == {(wf.Change.added, d)}
+        got = _one(w, snap, ChangeKind.RESCAN, tmp)
+    finally:
+        w.close()
+    assert got == {(wf.Change.added, f)}
+
+
+def test_snapshot_follows_a_moved_directory(tmp):
+    """A rename handed out moves what was known below it: the next RESCAN
+    reports what changed since, not the moved directory's files again."""
+    a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    os.mkdir(a)
+    open(os.path.join(a, "x"), "w").close()
+    w = Watcher([tmp])
+    try:
+        snap = Snapshot(w.roots.values())
+        os.rename(a, b)
+        open(os.path.join(b, "y"), "w").close()     # its event: lost
+        assert _one(w, snap, ChangeKind.MOVED, b, a) == \
+            {(wf.Change.deleted, a), (wf.Change.added, b)}
+        got = _one(w, snap, ChangeKind.RESCAN, tmp)
+    finally:
+        w.close()
+    assert got == {(wf.Change.added, os.path.join(b, "y"))}
 
 
 def test_native_watch_pairs_moves(tmp, backend):
