@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1697,26 +1698,43 @@ int inofd__anc_holds(const struct inofd__mem *m, const char *name)
 }
 
 /*
- * The chain's next level (inode ino) is an entry of dir under another name
- * (renamed by records not parsed yet): is entry name of dir, if there is
- * one, not it?  A mount point's d_ino is the directory it covers.  False
- * when not known.
+ * The chain's next level (identity dev, ino) is an entry of dir under
+ * another name (renamed by records not parsed yet): is it an entry other
+ * than name, so that the mount point name is beside the chain?  Each
+ * directory of dir is asked by statx(2), never by its d_ino: on overlayfs
+ * (without xino) d_ino is a layer's inode number, not the merged
+ * directory's (open_dir()), and never matched.  An entry on another mount
+ * than dir is a mount's root, not the chain (a bind of the chain's
+ * directory shows its identity too).  False when not known.
  */
-static bool covers_not(const char *dir, const char *name, ino_t ino)
+static bool chain_beside(const char *dir, const char *name, dev_t dev,
+			 ino_t ino)
 {
 	DIR *d = opendir(dir);
+	struct statx sd, s;
 	struct dirent *e;
-	bool on = false, other = false;
+	bool other = false;
 
 	if (!d)
 		return false;
-	while ((e = readdir(d)))
-		if (!strcmp(e->d_name, name))
-			on = e->d_ino == ino;
-		else if (e->d_ino == ino)
-			other = true;
+	if (statx(dirfd(d), "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID,
+		  &sd) || !(sd.stx_mask & STATX_MNT_ID)) {
+		closedir(d);
+		return false;
+	}
+	while (!other && (e = readdir(d))) {
+		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
+		    !strcmp(e->d_name, name) ||
+		    statx(dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW |
+			  AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+			  STATX_INO | STATX_MNT_ID, &s))
+			continue;
+		other = (s.stx_mask & STATX_MNT_ID) &&
+			s.stx_mnt_id == sd.stx_mnt_id && s.stx_ino == ino &&
+			makedev(s.stx_dev_major, s.stx_dev_minor) == dev;
+	}
 	closedir(d);
-	return other && !on;
+	return other;
 }
 
 bool inofd__anc_beside(const struct inofd__mem *a, const char *dir,
@@ -1751,7 +1769,7 @@ bool inofd__anc_beside(const struct inofd__mem *a, const char *dir,
 		return false;
 	if (stat(p, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
 		return true;
-	return covers_not(dir, name, ino);
+	return chain_beside(dir, name, dev, ino);
 }
 
 void inofd__anc_renamed(struct inofd *in, struct inofd__reg *r,

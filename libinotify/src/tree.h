@@ -58,7 +58,8 @@ INOFD__HIDDEN int inofd__anc_holds(const struct inofd__mem *m,
 				   const char *name);
 /* A mount at dir/name, dir (its real path) the chain level a of its tree:
  * is it certainly beside the chain (the chain goes on by the tree's name
- * for the next level, which name is not)? */
+ * for the next level, which name is not, or, renamed, by another entry of
+ * dir of that level's identity by statx(), not d_ino)? */
 INOFD__HIDDEN bool inofd__anc_beside(const struct inofd__mem *a,
 				     const char *dir, const char *name);
 /* The directory at level lvl + 1 of the root's path is now called name. */

@@ -186,8 +186,11 @@ struct node {
 				   * the events read after its umount) */
 	int mnt;		/* a mount point: that mount's number, else 0 */
 	int wdir;		/* -W: a writer's directory: its index + 1 */
-	unsigned long made;	/* -W: the step it was made in (or came
-				 * into the tree in); 0: before the first */
+	unsigned long made;	/* the step it was made in (or came into
+				 * the tree in, or was uncovered in by a
+				 * umount or mount --move: -M); 0: before
+				 * the first.  -W, -P: not watched all
+				 * step long */
 	bool link;		/* -Y: a symlink (never written through) */
 	bool wwas;		/* -W: watched before the rename at hand
 				 * (watch_before()) */
@@ -2400,6 +2403,22 @@ static bool mount_op(struct run *r)
 	return true;
 }
 
+/*
+ * d shows what its mount covered again (umount, mount --move away).  The
+ * library dropped the covered directory's watch (and its subtree's) when
+ * the mount came, and watches it again, as new, only once it has read the
+ * table after the read that follows (mounts.c, DESIGN.md "Mounts inside a
+ * tree"), on every backend: until then what is made in d, or moved into
+ * it, and moved out again, is seen by no watch, neither its coming nor
+ * its going (oracle seed 300144 -F -O -P -C, procfd).  d is as new as a
+ * directory made now: what leaves from below it owes no MOVE_OUT
+ * (dep_add()); d's own departure is owed (its parent's watch sees it).
+ */
+static void uncovered(struct run *r, struct node *d)
+{
+	d->made = r->wstep;
+}
+
 /* which: a mount's index, or -1 for a random active one */
 static bool umount_op(struct run *r, int which)
 {
@@ -2448,6 +2467,7 @@ static bool umount_op(struct run *r, int which)
 	d->ino = mt->ino;
 	d->mnt = 0;
 	d->alias = false;
+	uncovered(r, d);
 	if (mt->src)
 		mt->src->pin--;
 	mt->src = NULL;
@@ -2719,6 +2739,7 @@ static bool mvmnt_op(struct run *r)
 	alt_push(d, d->ino);
 	d->ino = mt->ino;
 	d->mnt = 0;
+	uncovered(r, d);
 	/* e shows the mount's root and what is in it */
 	for (i = 0; i < e->nkid; i++)
 		unrecord(r, e->kid[i]);

@@ -690,6 +690,92 @@ static void mount_fan_tmpfs_reused(void **state)
 }
 
 /*
+ * A mount beside the root's chain (in the root's parent), and in one batch
+ * the root's parent and the root renamed and a mount made elsewhere (the
+ * table changed): the side mount's path in the table changed, and it is
+ * placed by identity while the records that rename the chain are not
+ * parsed yet.  The chain goes on by another name there, an entry that is
+ * not the mount point: beside the chain, so nothing of the tree is
+ * flagged.  On an overlay without xino, where readdir's d_ino is a
+ * layer's inode number and never the merged directory's, the whole tree
+ * was flagged INOFD_EVF_STALE_PATH (oracle -F -O -P -C seeds 200309,
+ * 200384, 200453, 200521, 200987, BASE an overlay).
+ */
+static unsigned int beside_flags;
+
+static int beside_body(struct fx *f)
+{
+	struct inofd_opts o = { .sz = sizeof(o), .flags = beside_flags };
+	char opts[1024];
+	int wd, i;
+
+	if (inofd_new(&f->in, &o)) {
+		fprintf(stderr, "test_mounts: no such backend: skipped\n");
+		return 77;
+	}
+	MKD(P(f, "lo"));
+	MKD(P(f, "up"));
+	MKD(P(f, "o"));
+	MKD(P(f, "x"));
+	CHECK(mount("inofd", P(f, "lo"), "tmpfs", 0, NULL) == 0, 2);
+	CHECK(mount("inofd", P(f, "up"), "tmpfs", 0, NULL) == 0, 3);
+	MKD(P(f, "lo/a"));
+	MKD(P(f, "lo/a/p"));
+	MKD(P(f, "lo/a/p/t"));
+	MKD(P(f, "lo/a/p/s"));
+	MKD(P(f, "up/u"));
+	MKD(P(f, "up/w"));
+	/* xino off: d_ino is then a layer's number; redirect_dir: the
+	 * lower's directories can be renamed */
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s,"
+		 "xino=off,redirect_dir=on", P(f, "lo"), P(f, "up/u"),
+		 P(f, "up/w"));
+	if (mount("inofd", P(f, "o"), "overlay", 0, opts)) {
+		fprintf(stderr, "test_mounts: no overlayfs (%s): skipped\n",
+			strerror(errno));
+		return 77;
+	}
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "o/a/p/t"),
+				 IN_CREATE, NULL);
+	CHECK(wd >= 0, 4);
+	CHECK(mount("inofd", P(f, "o/a/p/s"), "tmpfs", 0, NULL) == 0, 5);
+	CHECK(PUMP(f->in) >= 0, 6);
+	i = f->n;
+	CHECK(mount("inofd", P(f, "x"), "tmpfs", 0, NULL) == 0, 7);
+	CHECK(rename(P(f, "o/a/p"), P(f, "o/a/p2")) == 0, 8);
+	CHECK(rename(P(f, "o/a/p2/t"), P(f, "o/a/p2/t2")) == 0, 9);
+	MKF(P(f, "o/a/p2/t2/f"));
+	CHECK(PUMP(f->in) >= 0, 10);
+	i = seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "o/a/p2/t2/f"));
+	CHECK(i >= 0, 11);
+	CHECK(!(f->r[i].flags & INOFD_EVF_STALE_PATH), 12);
+	CHECK(seen(0, INOFD_EV_ERROR, 0, NULL) < 0, 13);
+	umount(P(f, "x"));
+	umount(P(f, "o/a/p2/s"));
+	umount(P(f, "o"));
+	umount(P(f, "up"));
+	umount(P(f, "lo"));
+	return 0;
+}
+
+static int beside_child(void *arg)
+{
+	return run(arg, beside_body);
+}
+
+static void mount_beside_chain_overlay(void **state)
+{
+	beside_flags = INOFD_FORCE_PROCFD;
+	expect(*state, beside_child);
+}
+
+static void mount_fan_beside_chain_overlay(void **state)
+{
+	beside_flags = INOFD_FORCE_FANOTIFY;
+	expect(*state, beside_child);
+}
+
+/*
  * The mount holding a tree's root goes away (issue 26, reproduction 4):
  * umount M, or umount -l M, with the tree at M/t, M a tmpfs or a bind
  * mount, on procfd and fanotify.  The tree ends (IN_UNMOUNT, IN_IGNORED:
@@ -1178,6 +1264,8 @@ DEFINE_TESTS(mounts,
 	T(mount_table_fds_short),
 	T(mount_tmpfs_reused),
 	T(mount_fan_tmpfs_reused),
+	T(mount_beside_chain_overlay),
+	T(mount_fan_beside_chain_overlay),
 	TN(mount_table_lazy_fds),
 	TN(mount_fan_table_lazy_fds),
 	TN(mount_table_baseline_at_first_tree),
