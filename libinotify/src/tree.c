@@ -235,6 +235,7 @@ static int known_child(struct inofd *in, struct inofd__mem *m,
 		if (e < 0)
 			return e;
 		inofd__placed_now(in, r);
+		inofd__placed_add(in, c);
 		return 0;
 	}
 	/* still where the tree has it: a second name, a bind mount of it
@@ -252,6 +253,9 @@ static int known_child(struct inofd *in, struct inofd__mem *m,
 			return e;
 		if (w->crawl)	/* after a loss: the present */
 			inofd__placed_now(in, r);
+		inofd__placed_add(in, c);	/* the present: judged */
+	} else if (c->moving || c->shadow || c->xpart) {
+		inofd__placed_add(in, c);
 	}
 	if (c->moving || c->shadow || c->xpart) {
 		/* found where it is, by identity */
@@ -301,6 +305,15 @@ static int new_child(struct inofd *in, struct inofd__mem *m,
 	if (inofd__node_name(c, name) < 0)
 		goto nomem;
 	inofd__node_link(in, m, c);
+	/*
+	 * Its name is the present's: a record queued before, not read yet,
+	 * may rename what had the name then, and would be taken for c's
+	 * (inofd__placed_add()).  Not in the registration's own walk (a
+	 * job): a rename in that time of a name it just watched is not
+	 * caught (a known limit).
+	 */
+	if (!w->job)
+		inofd__placed_add(in, c);
 	*cp = c;
 	if (list)
 		return 1;
@@ -1349,6 +1362,7 @@ static void run_one(struct inofd *in, struct inofd__work *w)
 			done = list_dir(in, r, m, w);
 		else
 			done = new_dir(in, r, m, w);
+		inofd__placed_step(in);	/* what it placed, judged from here */
 	}
 	if (!done) {
 		w->tries++;
