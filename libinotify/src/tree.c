@@ -943,6 +943,8 @@ struct frame {
 	unsigned int		restarts;
 	bool			seen;		/* watched before it was opened */
 	bool			whole;		/* to the end, whatever the budget */
+	bool			moved;		/* not at its path when its buffer
+						 * was listed (still_at()) */
 };
 
 static int64_t ts_ns(const struct timespec *t)
@@ -1140,6 +1142,32 @@ static void frame_start(struct frame *f, int fd, struct inofd__mem *m,
 }
 
 /*
+ * Is level t's directory still at the path the tree has for it, the path
+ * its synthetic events get?  A step finds its directory by path, but
+ * lists it later, by descriptor: renamed in between, a file made in it
+ * after the rename is listed and would be reported at a path it never
+ * had (issue 38 class 6, tests/probes/writers: the directory renamed in
+ * place, or out of the tree and back, while the walk of a new directory
+ * listed it).  Asked after each getdents64 call, which saw no file made
+ * later: a rename before it is seen here, unless one more put the
+ * directory back.  Only where the listing is reported (synth): never in
+ * the oracle, whose renames never run during a read.
+ */
+static bool still_at(struct inofd *in, const struct frame *t)
+{
+	const struct inofd__kw *kw = t->m->kw;
+	const char *p;
+	struct stat st;
+	size_t len;
+
+	p = inofd__mem_path(in, t->m, &len);
+	if (!p)
+		return true;	/* no path: its events have none */
+	return fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       st.st_dev == kw->dev && st.st_ino == kw->ino;
+}
+
+/*
  * The next entry of level f[*top] (from its buffer buf, refilled when
  * used up), or NULL: the level was suspended (budget) or ended (*top, the
  * level now listed, moved up).
@@ -1169,6 +1197,7 @@ static struct dirent64 *next_dirent(struct inofd *in, struct inofd__reg *r,
 		}
 		t->n = n;
 		t->off = 0;
+		t->moved = t->cx.synth && !still_at(in, t);
 	}
 	de = (void *)(buf + t->off);
 	t->off += de->d_reclen;
@@ -1194,7 +1223,8 @@ static bool entry_isdir(struct inofd *in, const struct frame *t,
 
 		inofd__emit(in, t->m, INOFD_EV_INOTIFY,
 			    &(struct inofd__raw){ mk, 0, nm },
-			    INOFD_EVF_SYNTHETIC | INOFD__COPY_NAME);
+			    INOFD_EVF_SYNTHETIC | INOFD__COPY_NAME |
+			    (t->moved ? INOFD_EVF_STALE_PATH : 0));
 	}
 	return isdir;
 }

@@ -441,6 +441,82 @@ static void walk_no_overlap_not_flagged(void **state)
 	}
 }
 
+/*
+ * A walk finds a directory by path and lists it by descriptor: renamed in
+ * between, what is made in it after the rename is listed, and its
+ * synthetic IN_CREATE must not carry the old path unflagged.  Here the
+ * walk of the new t/n lists it after t/n became t/m and t/m/f1 was made:
+ * f1 never was at t/n/f1 (tests/probes/writers on fanotify: the last
+ * unflagged wrong paths after the placements were judged).
+ */
+static const char *ren_from, *ren_to, *ren_made;
+
+static long renaming_getdents(int fd, void *buf, size_t len)
+{
+	char lp[64], p[PATH_MAX];
+	ssize_t n;
+
+	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", fd);
+	n = readlink(lp, p, sizeof(p) - 1);
+	if (n > 0 && ren_from) {
+		const char *b;
+
+		p[n] = '\0';
+		b = strrchr(p, '/');
+		if (b && !strcmp(b + 1, "n")) {
+			if (rename(ren_from, ren_to) || touch_path(ren_made))
+				return -1;
+			ren_from = NULL;
+		}
+	}
+	return syscall(SYS_getdents64, fd, buf, len);
+}
+
+static void walk_listed_after_rename_flagged(void **state)
+{
+	struct fx *f = *state;
+	char from[PATH_MAX], to[PATH_MAX], made[PATH_MAX], old[PATH_MAX];
+	const char *be;
+
+	EACH_BACKEND(f, be) {
+		int i, seen = 0;
+
+		mkdirs(f, PB(f, be, "t") + strlen(f->dir) + 1);
+		assert_true(inofd_watch_tree_at(f->in, AT_FDCWD,
+				PB(f, be, "t"), IN_CREATE, NULL) >= 0);
+		drain(f, 50);
+		f->n = 0;
+		snprintf(from, sizeof(from), "%s", PB(f, be, "t/n"));
+		snprintf(to, sizeof(to), "%s", PB(f, be, "t/m"));
+		snprintf(made, sizeof(made), "%s", PB(f, be, "t/m/f1"));
+		snprintf(old, sizeof(old), "%s", PB(f, be, "t/n/f1"));
+		ren_from = from;
+		ren_to = to;
+		ren_made = made;
+		inofd__walk_hook(f->in, renaming_getdents);
+		mkdirs(f, PB(f, be, "t/n") + strlen(f->dir) + 1);
+		drain(f, 50);
+		inofd__walk_hook(f->in, NULL);
+		assert_null(ren_from);	/* the walk listed t/n */
+		for (i = 0; i < f->n; i++) {
+			const struct rec *r = &f->r[i];
+
+			if (r->type != INOFD_EV_INOTIFY ||
+			    strcmp(r->name, "f1"))
+				continue;
+			seen++;
+			if (!(r->nulls & REC_NULL_PATH) &&
+			    !strcmp(r->path, old) &&
+			    !(r->flags & INOFD_EVF_STALE_PATH)) {
+				dump(f);
+				fail_msg("%s: f1 reported at %s, never there, unflagged",
+					 be, r->path);
+			}
+		}
+		assert_true(seen >= 1);
+	}
+}
+
 #define NBIG 3000
 
 /* dir/out/big with NBIG subdirectories, its mtime an hour ago */
@@ -556,6 +632,7 @@ DEFINE_TESTS(walk,
 	T(walk_places_now_flagged),
 	T(walk_new_name_taken),
 	T(walk_no_overlap_not_flagged),
+	T(walk_listed_after_rename_flagged),
 	T(walk_large_dir_resumes),
 	T(walk_large_dir_changed_restarts),
 )
