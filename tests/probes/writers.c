@@ -333,6 +333,32 @@ static bool listed_later(int i, long k, struct wrec *r,
 	return false;
 }
 
+/* -v: when the directory of writer i had the event's path (sequence of
+ * the rename that gave it, newest first), for a wrong event */
+static void path_when(int i, const struct wrec *r,
+		      const struct inofd_event *ev)
+{
+	char p[PLEN + 48];
+	unsigned int n, j;
+	double until = now() + 1;
+
+	while (atomic_load_explicit(&r->kend, memory_order_acquire) <
+	       atomic_load_explicit(&r->k, memory_order_acquire) &&
+	       now() < until)
+		sched_yield();
+	n = atomic_load_explicit(&S->nhist[i], memory_order_acquire);
+	fprintf(stderr, "    write at sequence %u, unlink by %u; path the directory's from:",
+		r->seq, r->seq_end);
+	for (j = n; j-- > 0 && j + HRING > n;) {
+		const struct hrec *h = &S->hist[i][j & (HRING - 1)];
+
+		snprintf(p, sizeof(p), "%s/%s", h->path, ev->name);
+		if (!strcmp(p, ev->path))
+			fprintf(stderr, " %u", h->from);
+	}
+	fprintf(stderr, "\n");
+}
+
 static void judge(const struct inofd_event *ev, struct count *c, int verbose)
 {
 	char truth[PLEN + 48];
@@ -387,6 +413,8 @@ static void judge(const struct inofd_event *ev, struct count *c, int verbose)
 				(unsigned long long)c->last_flagged, r->seq,
 				ev->path,
 				truth[0] ? truth : "(outside the tree)");
+		if (verbose)
+			path_when(i, r, ev);
 	}
 }
 
