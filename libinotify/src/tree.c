@@ -943,8 +943,9 @@ struct frame {
 	unsigned int		restarts;
 	bool			seen;		/* watched before it was opened */
 	bool			whole;		/* to the end, whatever the budget */
-	bool			moved;		/* not at its path when its buffer
-						 * was listed (still_at()) */
+	bool			moved;		/* not at its path when its
+						 * buffer was listed
+						 * (still_at()) */
 };
 
 static int64_t ts_ns(const struct timespec *t)

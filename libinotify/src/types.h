@@ -489,19 +489,20 @@ struct inofd {
 	 * records up to their at are looked at (inofd__placed_scan()).
 	 */
 	struct inofd__placed {
-		int		reg;		/* the tree */
-		int		wd;		/* the directory's kernel watch */
-		int		pwd;		/* its parent's, where it was put */
-		uint64_t	at;		/* the stream's end after the
-						 * step; UINT64_MAX: running */
+		int		reg;	/* the tree */
+		int		wd;	/* the directory's kernel watch */
+		int		pwd;	/* its parent's, where it was put */
+		uint64_t	at;	/* the stream's end after the step;
+					 * UINT64_MAX: the step runs */
 	}			*placed;
 	unsigned int		nplaced, placed_cap;
-	unsigned int		placed_open;	/* of them, the running step's */
+	unsigned int		placed_open;	/* the running step's */
 	bool			placed_over;	/* too many: the step's tree is
 						 * unsure (placed_tree) */
 	int			placed_tree;
 	uint64_t		placed_max;	/* the latest at, 0: none */
-	uint64_t		placed_scan;	/* the stream looked at to here */
+	uint64_t		placed_scan;	/* the stream looked at to
+						 * here */
 	/* the kernel's event stream: bytes read (or fed) so far; the
 	 * offset of the record being applied, while at_rec (else "now");
 	 * the latest registration's born */
