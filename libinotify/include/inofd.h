@@ -170,7 +170,11 @@ enum inofd_event_type {
 					 * mount table changed at or above
 					 * the event's directory, before the
 					 * library acted on it (the RESCAN
-					 * follows) */
+					 * follows).  Or a walk's synthetic
+					 * IN_CREATE listed in a directory
+					 * that was no longer at its path:
+					 * path is where the walk had found
+					 * it */
 #define INOFD_EVF_LOST		0x0004u	/* INOFD_EV_ERROR -ESTALE: the tree's
 					 * root moved where the library cannot
 					 * see; its paths are NULL from now on */

@@ -173,6 +173,7 @@ void inofd_free(struct inofd *in)
 	inofd__walk_free(in);
 	inofd__pend_free(in);
 	free(in->xw.to);
+	free(in->placed);
 	inofd__table_free(in);
 	inofd__q_free(in);
 	free(in->buf);

@@ -558,11 +558,15 @@ parse_as(struct inofd *in, size_t budget, bool kernel)
 
 static int parse_read(struct inofd *in, size_t budget)
 {
+	if (in->nplaced)	/* before they are parsed */
+		inofd__placed_scan(in, in->scur, in->send, in->spos);
 	return parse_as(in, budget, true);
 }
 
 static int parse_fed(struct inofd *in)
 {
+	if (in->nplaced)
+		inofd__placed_scan(in, in->scur, in->send, in->spos);
 	return parse_as(in, SIZE_MAX, false);
 }
 

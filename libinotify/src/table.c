@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 
 #include "backend.h"
 #include "pool.h"
@@ -620,4 +621,171 @@ void inofd__placed_now(struct inofd *in, struct inofd__reg *r)
 	if (at > in->sure_pos)
 		in->sure_pos = at;
 	inofd__paths_changed(in);
+}
+
+/*
+ * Tree r is unsure until the records the kernel held at stream offset at
+ * are parsed (caught_up(), dispatch.c): its events are flagged
+ * INOFD_EVF_STALE_PATH meanwhile.
+ */
+static void unsure_until(struct inofd *in, struct inofd__reg *r, uint64_t at)
+{
+	if (!r || r->kind != INOFD__REG_TREE || r->lost)
+		return;
+	r->unsure = true;
+	in->unsure = true;
+	if (at > in->sure_pos)
+		in->sure_pos = at;
+	inofd__paths_changed(in);
+}
+
+/*
+ * A walk step of tree c->reg put node c (new, or already watched) where it
+ * is now: at its parent's entry c->name.  The kernel may hold records
+ * queued before that and not read yet; one of them may rename what had
+ * that name then (read later, taken for c's), or rename c itself (c's
+ * records before it were made at a place that is not c's now).  Only then
+ * is the tree unsure; a walk whose waiting records rename none of what it
+ * placed (a mkdir -p, a burst of directories moved in: the records that
+ * wait are its own listing's opens and closes, the creates below) flags
+ * nothing.  The step's end (inofd__placed_step()) says where the stream
+ * ended, once for all it placed; inofd__placed_scan() looks at the
+ * records up to there when they are read, before they are parsed.
+ */
+void inofd__placed_add(struct inofd *in, const struct inofd__mem *c)
+{
+	struct inofd__placed *p;
+
+	if (!c->parent || !c->kw || !c->parent->kw)
+		return;
+	if (in->nplaced == in->placed_cap) {
+		unsigned int cap = in->placed_cap ? in->placed_cap * 2 : 16;
+
+		p = cap <= INOFD__PLACED_MAX ?
+		    realloc(in->placed, cap * sizeof(*p)) : NULL;
+		if (!p) {
+			/* not told apart: the tree is unsure from here */
+			in->placed_over = true;
+			in->placed_tree = c->reg->id;
+			return;
+		}
+		in->placed = p;
+		in->placed_cap = cap;
+	}
+	p = &in->placed[in->nplaced++];
+	p->reg = c->reg->id;
+	p->wd = c->kw->wd;
+	p->pwd = c->parent->kw->wd;
+	p->at = UINT64_MAX;
+	in->placed_open++;
+}
+
+/* A walk step ended: what it placed is judged by the records to here. */
+void inofd__placed_step(struct inofd *in)
+{
+	uint64_t at;
+	unsigned int i;
+
+	if (!in->placed_open && !in->placed_over)
+		return;
+	at = inofd__stream_now(in);
+	if (in->placed_over) {
+		in->placed_over = false;
+		unsure_until(in, inofd__reg_find(in, in->placed_tree), at);
+	}
+	i = in->nplaced - in->placed_open;
+	in->placed_open = 0;
+	if (at <= in->kpos) {
+		in->nplaced = i;	/* nothing waits: the present is now */
+		return;
+	}
+	for (; i < in->nplaced; i++)
+		in->placed[i].at = at;
+	if (at > in->placed_max)
+		in->placed_max = at;
+}
+
+/* Does the record (wd, mask, name) at stream offset pos rename p's
+ * directory, or out of or into its name? */
+static bool placed_touched(struct inofd *in, const struct inofd__placed *p,
+			   int wd, uint32_t mask, const char *name)
+{
+	struct inofd__reg *r;
+	struct inofd__kw *kw;
+	struct inofd__mem *c;
+
+	if (mask & (IN_MOVE_SELF | INOFD__MOVED_ID))
+		return p->wd == wd;
+	if (p->pwd != wd || !name)
+		return false;
+	r = inofd__reg_find(in, p->reg);
+	kw = inofd__kw_find(in, p->wd);
+	c = r && kw ? inofd__mem_of(kw, r) : NULL;
+	/* gone since: its name is its parent's again, as the records say */
+	return c && c->parent && c->parent->kw->wd == wd && c->name &&
+	       !strcmp(c->name, name);
+}
+
+/*
+ * The records from b to end, at stream offset pos, are read and not
+ * parsed yet: those queued before a walk placed a directory (up to its
+ * placement's at) are looked at, once, for a rename that touches it
+ * (placed_touched()); its tree is then unsure until they are parsed.
+ * What the records in hand do not reach is not known: unsure too.
+ */
+void inofd__placed_scan(struct inofd *in, const char *b, const char *end,
+			uint64_t pos)
+{
+	const uint32_t mv = IN_MOVED_FROM | IN_MOVED_TO | IN_MOVE_SELF |
+			    INOFD__MOVED_ID;
+	uint64_t top = pos + (uint64_t)(end - b);
+	unsigned int i, n;
+
+	if (!in->nplaced || in->placed_open || top <= in->placed_scan)
+		return;
+	if (in->placed_scan > pos) {
+		b += in->placed_scan - pos;
+		pos = in->placed_scan;
+	}
+	while (pos < in->placed_max &&
+	       (size_t)(end - b) >= sizeof(struct inotify_event)) {
+		struct inotify_event h;
+		const char *name = b + sizeof(h);
+
+		memcpy(&h, b, sizeof(h));
+		if (h.len > (size_t)(end - name))
+			break;
+		if (h.mask & mv)
+			for (i = 0; i < in->nplaced; i++) {
+				struct inofd__placed *p = &in->placed[i];
+
+				if (p->at > pos && p->reg &&
+				    placed_touched(in, p, h.wd, h.mask,
+						   h.len && name[0] ?
+						   name : NULL)) {
+					unsure_until(in, inofd__reg_find(in,
+								p->reg), p->at);
+					p->reg = 0;	/* said */
+				}
+			}
+		b = name + h.len;
+		pos += sizeof(h) + h.len;
+	}
+	in->placed_scan = pos;
+	/* the placements judged, or to be judged by records not in hand */
+	for (i = n = 0; i < in->nplaced; i++) {
+		struct inofd__placed *p = &in->placed[i];
+
+		if (!p->reg || p->at <= pos)
+			continue;
+		if (pos >= top) {
+			/* the records in hand end before its at */
+			unsure_until(in, inofd__reg_find(in, p->reg), p->at);
+			continue;
+		}
+		in->placed[n++] = *p;
+	}
+	in->nplaced = n;
+	if (!n)
+		in->placed_max = 0;
 }

@@ -73,6 +73,15 @@ INOFD__HIDDEN void inofd__paths_changed(struct inofd *in);
 /* A crawl put a directory of tree r, already watched, where it is now. */
 INOFD__HIDDEN void inofd__placed_now(struct inofd *in, struct inofd__reg *r);
 
+/* A walk step put node c where it is now, while records may wait; the
+ * step ended (what it put is judged by the records up to here); the
+ * records b..end, at stream offset pos, read and not parsed yet. */
+INOFD__HIDDEN void inofd__placed_add(struct inofd *in,
+				     const struct inofd__mem *c);
+INOFD__HIDDEN void inofd__placed_step(struct inofd *in);
+INOFD__HIDDEN void inofd__placed_scan(struct inofd *in, const char *b,
+				      const char *end, uint64_t pos);
+
 /* The kernel wd watching (dev, ino), or -1 (for tests). */
 INOFD__HIDDEN int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino);
 #endif

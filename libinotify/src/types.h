@@ -57,6 +57,7 @@
 #define INOFD__WALK_BUDGET	1024	/* directory entries listed per inofd_read() */
 #endif
 #define INOFD__PEND_MAX		4096	/* pending IN_MOVED_FROM halves */
+#define INOFD__PLACED_MAX	65536	/* placements judged (table.c) */
 #define INOFD__COOKIE_BUCKETS	256
 #define INOFD__QBLOCK		256	/* events per queue block */
 #define INOFD__NAME_INLINE	32	/* a member's name kept in it (with
@@ -479,6 +480,29 @@ struct inofd {
 	 * unsure until the records before it are parsed (table.c) */
 	uint64_t		sure_pos;
 	bool			unsure_moved;	/* a rename applied meanwhile */
+	/*
+	 * Directories a walk put where they are now while the kernel held
+	 * records not read yet (table.c, inofd__placed_add()): if one of
+	 * those records renames such a directory, or out of or into its
+	 * name, the records before it are from before the walk's present,
+	 * and its tree is unsure until they are parsed.  Kept until the
+	 * records up to their at are looked at (inofd__placed_scan()).
+	 */
+	struct inofd__placed {
+		int		reg;	/* the tree */
+		int		wd;	/* the directory's kernel watch */
+		int		pwd;	/* its parent's, where it was put */
+		uint64_t	at;	/* the stream's end after the step;
+					 * UINT64_MAX: the step runs */
+	}			*placed;
+	unsigned int		nplaced, placed_cap;
+	unsigned int		placed_open;	/* the running step's */
+	bool			placed_over;	/* too many: the step's tree is
+						 * unsure (placed_tree) */
+	int			placed_tree;
+	uint64_t		placed_max;	/* the latest at, 0: none */
+	uint64_t		placed_scan;	/* the stream looked at to
+						 * here */
 	/* the kernel's event stream: bytes read (or fed) so far; the
 	 * offset of the record being applied, while at_rec (else "now");
 	 * the latest registration's born */

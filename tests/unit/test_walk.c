@@ -7,6 +7,7 @@
 #include "unit.h"
 
 #include <dirent.h>
+#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -190,6 +191,332 @@ static void walk_own_noise_exact(void **state)
 	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CLOSE_NOWRITE, NULL), 2);
 }
 
+/*
+ * A walk looks at the file system as it is now; the records the kernel
+ * queued before it, not parsed yet, are from before.  Here, while the
+ * walk of a new directory t/n lists it, a file is made in t/a and t/a is
+ * renamed to t/n/a: the listing meets t/a's node under t/n and puts it
+ * there, before the create's record is parsed.  That create was made at
+ * t/a/f1: an event saying t/n/a/f1 must be flagged INOFD_EVF_STALE_PATH
+ * (issue 38 class 6, tests/probes/writers: a crawl after a RESCAN with no
+ * loss put a writer's directory where it was now, and the creates queued
+ * before were reported there, unflagged).
+ */
+static const char *moved_during;	/* t/a, renamed to t/n/a in the walk */
+static const char *made_during;		/* t/a/f1, made before that */
+static const char *moved_to;
+
+static long moving_getdents(int fd, void *buf, size_t len)
+{
+	char lp[64], p[PATH_MAX];
+	ssize_t n;
+
+	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", fd);
+	n = readlink(lp, p, sizeof(p) - 1);
+	if (n > 0 && moved_during) {
+		const char *b;
+
+		p[n] = '\0';
+		b = strrchr(p, '/');
+		if (b && !strcmp(b + 1, "n")) {
+			if (touch_path(made_during) ||
+			    rename(moved_during, moved_to))
+				return -1;
+			moved_during = NULL;
+		}
+	}
+	return syscall(SYS_getdents64, fd, buf, len);
+}
+
+static void walk_places_now_flagged(void **state)
+{
+	struct fx *f = *state;
+	char a[PATH_MAX], f1[PATH_MAX], to[PATH_MAX], want[PATH_MAX];
+	const char *be;
+
+	EACH_BACKEND(f, be) {
+		int i, seen = 0;
+
+		mkdirs(f, PB(f, be, "t/a") + strlen(f->dir) + 1);
+		assert_true(inofd_watch_tree_at(f->in, AT_FDCWD,
+				PB(f, be, "t"), IN_CREATE, NULL) >= 0);
+		drain(f, 50);
+		f->n = 0;
+		snprintf(a, sizeof(a), "%s", PB(f, be, "t/a"));
+		snprintf(f1, sizeof(f1), "%s", PB(f, be, "t/a/f1"));
+		snprintf(to, sizeof(to), "%s", PB(f, be, "t/n/a"));
+		moved_during = a;
+		made_during = f1;
+		moved_to = to;
+		inofd__walk_hook(f->in, moving_getdents);
+		mkdirs(f, PB(f, be, "t/n") + strlen(f->dir) + 1);
+		drain(f, 50);
+		assert_null(moved_during);	/* the walk listed t/n */
+		for (i = 0; i < f->n; i++) {
+			const struct rec *r = &f->r[i];
+
+			if (r->type != INOFD_EV_INOTIFY ||
+			    strcmp(r->name, "f1"))
+				continue;
+			seen++;
+			if (!(r->nulls & REC_NULL_PATH) && strcmp(r->path, f1) &&
+			    !(r->flags & INOFD_EVF_STALE_PATH)) {
+				dump(f);
+				fail_msg("%s: f1 reported at %s, made at %s, unflagged",
+					 be, r->path, f1);
+			}
+		}
+		assert_int_equal(seen, 1);
+		/* and the tree is right again */
+		f->n = 0;
+		mkfile(PB(f, be, "t/n/a/f2"));
+		drain(f, 50);
+		i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "f2");
+		assert_true(i >= 0);
+		snprintf(want, sizeof(want), "%s", PB(f, be, "t/n/a/f2"));
+		assert_string_equal(f->r[i].path, want);
+		assert_int_equal(f->r[i].flags & INOFD_EVF_STALE_PATH, 0);
+	}
+}
+
+/*
+ * The walk of a new directory watches what has its name now; the records
+ * queued before the walk, not parsed yet, may be about what had the name
+ * then.  Node W is at t/x; then W goes on to t/y, a file is made in it, B
+ * comes to t/x from outside and t/n is renamed: none of it read yet, when
+ * a walk of t/x runs (asked for by a fed IN_CREATE of x) and watches B
+ * there, a second node called x.  The rename of x read next is W's, not
+ * B's (issue 38 class 6, tests/probes/writers on procfd: a writer's
+ * directory stayed at the name it had left, its creates reported there,
+ * unflagged).  procfd: the fed record names the kernel's wd.
+ */
+static void walk_new_name_taken(void **state)
+{
+	struct fx *f = *state;
+	struct {
+		struct inotify_event h;
+		char name[16];
+	} rec = { .h = { .mask = IN_CREATE | IN_ISDIR, .len = 16 },
+		  .name = "x" };
+	struct stat st;
+	int i, seen = 0;
+
+	assert_true(fx_backend(f, INOFD_FORCE_PROCFD));
+	mkdirs(f, "t/w");
+	mkdirs(f, "t/n");
+	mkdirs(f, "o/B");
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE,
+				     NULL) >= 0);
+	assert_int_equal(rename(P(f, "t/w"), P(f, "t/x")), 0);
+	drain(f, 50);
+	f->n = 0;
+	assert_int_equal(rename(P(f, "t/x"), P(f, "t/y")), 0);
+	mkfile(P(f, "t/y/f1"));
+	assert_int_equal(rename(P(f, "o/B"), P(f, "t/x")), 0);
+	assert_int_equal(rename(P(f, "t/n"), P(f, "t/n2")), 0);
+	assert_int_equal(stat(P(f, "t"), &st), 0);
+	rec.h.wd = inofd__kwd_of(f->in, st.st_dev, st.st_ino);
+	assert_true(rec.h.wd >= 0);
+	assert_true(inofd__feed(f->in, &rec, sizeof(rec)) >= 0);
+	drain(f, 50);
+	for (i = 0; i < f->n; i++) {
+		const struct rec *r = &f->r[i];
+
+		if (r->type != INOFD_EV_INOTIFY || strcmp(r->name, "f1"))
+			continue;
+		seen++;
+		if (!(r->nulls & REC_NULL_PATH) &&
+		    strcmp(r->path, P(f, "t/y/f1")) &&
+		    !(r->flags & INOFD_EVF_STALE_PATH)) {
+			dump(f);
+			fail_msg("f1 reported at %s, made at %s, unflagged",
+				 r->path, P(f, "t/y/f1"));
+		}
+	}
+	assert_int_equal(seen, 1);
+	/* and the tree is right again */
+	f->n = 0;
+	mkfile(P(f, "t/y/f2"));
+	mkfile(P(f, "t/x/f3"));
+	drain(f, 50);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "f2");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "t/y/f2"));
+	assert_int_equal(f->r[i].flags & INOFD_EVF_STALE_PATH, 0);
+	i = find(f, INOFD_EV_INOTIFY, IN_CREATE, "f3");
+	assert_true(i >= 0);
+	assert_string_equal(f->r[i].path, P(f, "t/x/f3"));
+}
+
+/*
+ * What a walk places is judged by the records that waited for it, not by
+ * their being there: a plain mkdir -p, and a burst of directories moved
+ * in, flag nothing, although the kernel holds records queued before each
+ * of their walks (their own listing's opens and closes, the creates below
+ * them, and here a file made and renamed in the tree while the walk of
+ * t/a lists: a rename that moves nothing the walk placed).  Issue 38
+ * class 6's first fix (session 32) flagged all of these.
+ */
+static const char *noise_in;	/* made and renamed while "a" is listed */
+static const char *noise_to;
+
+static long noisy_getdents(int fd, void *buf, size_t len)
+{
+	char lp[64], p[PATH_MAX];
+	ssize_t n;
+
+	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", fd);
+	n = readlink(lp, p, sizeof(p) - 1);
+	if (n > 0 && noise_in) {
+		const char *b;
+
+		p[n] = '\0';
+		b = strrchr(p, '/');
+		if (b && !strcmp(b + 1, "a")) {
+			if (touch_path(noise_in) || rename(noise_in, noise_to))
+				return -1;
+			noise_in = NULL;
+		}
+	}
+	return syscall(SYS_getdents64, fd, buf, len);
+}
+
+static void walk_no_overlap_not_flagged(void **state)
+{
+	struct fx *f = *state;
+	static const char *const dirs[] = {
+		"t/a", "t/a/b", "t/a/b/c", "t/d1", "t/d1/x", "t/d1/x/y",
+		"t/d2", "t/d2/x", "t/d3",
+	};
+	char fn[PATH_MAX], gn[PATH_MAX];
+	const char *be;
+
+	EACH_BACKEND(f, be) {
+		size_t i;
+		int j;
+
+		mkdirs(f, PB(f, be, "t") + strlen(f->dir) + 1);
+		mkdirs(f, PB(f, be, "o/d1/x/y") + strlen(f->dir) + 1);
+		mkdirs(f, PB(f, be, "o/d2/x") + strlen(f->dir) + 1);
+		mkdirs(f, PB(f, be, "o/d3") + strlen(f->dir) + 1);
+		assert_true(inofd_watch_tree_at(f->in, AT_FDCWD,
+				PB(f, be, "t"), IN_CREATE | IN_MOVED_TO,
+				NULL) >= 0);
+		drain(f, 50);
+		f->n = 0;
+		snprintf(fn, sizeof(fn), "%s", PB(f, be, "t/f"));
+		snprintf(gn, sizeof(gn), "%s", PB(f, be, "t/g"));
+		noise_in = fn;
+		noise_to = gn;
+		inofd__walk_hook(f->in, noisy_getdents);
+		mkdirs(f, PB(f, be, "t/a/b/c") + strlen(f->dir) + 1);
+		drain(f, 50);
+		assert_null(noise_in);	/* the walk listed t/a */
+		assert_int_equal(rename(PB(f, be, "o/d1"),
+					PB(f, be, "t/d1")), 0);
+		assert_int_equal(rename(PB(f, be, "o/d2"),
+					PB(f, be, "t/d2")), 0);
+		assert_int_equal(rename(PB(f, be, "o/d3"),
+					PB(f, be, "t/d3")), 0);
+		drain(f, 50);
+		for (j = 0; j < f->n; j++)
+			if (f->r[j].flags & INOFD_EVF_STALE_PATH) {
+				dump(f);
+				fail_msg("%s: event %d flagged", be, j);
+			}
+		/* each directory reported once at least, at its path */
+		for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+			const char *d = PB(f, be, dirs[i]);
+			bool seen = false;
+
+			for (j = 0; j < f->n && !seen; j++)
+				seen = !(f->r[j].nulls & REC_NULL_PATH) &&
+				       !strcmp(f->r[j].path, d);
+			if (!seen) {
+				dump(f);
+				fail_msg("%s: %s not reported", be, d);
+			}
+		}
+		inofd__walk_hook(f->in, NULL);
+	}
+}
+
+/*
+ * A walk finds a directory by path and lists it by descriptor: renamed in
+ * between, what is made in it after the rename is listed, and its
+ * synthetic IN_CREATE must not carry the old path unflagged.  Here the
+ * walk of the new t/n lists it after t/n became t/m and t/m/f1 was made:
+ * f1 never was at t/n/f1 (tests/probes/writers on fanotify: the last
+ * unflagged wrong paths after the placements were judged).
+ */
+static const char *ren_from, *ren_to, *ren_made;
+
+static long renaming_getdents(int fd, void *buf, size_t len)
+{
+	char lp[64], p[PATH_MAX];
+	ssize_t n;
+
+	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", fd);
+	n = readlink(lp, p, sizeof(p) - 1);
+	if (n > 0 && ren_from) {
+		const char *b;
+
+		p[n] = '\0';
+		b = strrchr(p, '/');
+		if (b && !strcmp(b + 1, "n")) {
+			if (rename(ren_from, ren_to) || touch_path(ren_made))
+				return -1;
+			ren_from = NULL;
+		}
+	}
+	return syscall(SYS_getdents64, fd, buf, len);
+}
+
+static void walk_listed_after_rename_flagged(void **state)
+{
+	struct fx *f = *state;
+	char from[PATH_MAX], to[PATH_MAX], made[PATH_MAX], old[PATH_MAX];
+	const char *be;
+
+	EACH_BACKEND(f, be) {
+		int i, seen = 0;
+
+		mkdirs(f, PB(f, be, "t") + strlen(f->dir) + 1);
+		assert_true(inofd_watch_tree_at(f->in, AT_FDCWD,
+				PB(f, be, "t"), IN_CREATE, NULL) >= 0);
+		drain(f, 50);
+		f->n = 0;
+		snprintf(from, sizeof(from), "%s", PB(f, be, "t/n"));
+		snprintf(to, sizeof(to), "%s", PB(f, be, "t/m"));
+		snprintf(made, sizeof(made), "%s", PB(f, be, "t/m/f1"));
+		snprintf(old, sizeof(old), "%s", PB(f, be, "t/n/f1"));
+		ren_from = from;
+		ren_to = to;
+		ren_made = made;
+		inofd__walk_hook(f->in, renaming_getdents);
+		mkdirs(f, PB(f, be, "t/n") + strlen(f->dir) + 1);
+		drain(f, 50);
+		inofd__walk_hook(f->in, NULL);
+		assert_null(ren_from);	/* the walk listed t/n */
+		for (i = 0; i < f->n; i++) {
+			const struct rec *r = &f->r[i];
+
+			if (r->type != INOFD_EV_INOTIFY ||
+			    strcmp(r->name, "f1"))
+				continue;
+			seen++;
+			if (!(r->nulls & REC_NULL_PATH) &&
+			    !strcmp(r->path, old) &&
+			    !(r->flags & INOFD_EVF_STALE_PATH)) {
+				dump(f);
+				fail_msg("%s: f1 reported at %s, never there, unflagged",
+					 be, r->path);
+			}
+		}
+		assert_true(seen >= 1);
+	}
+}
+
 #define NBIG 3000
 
 /* dir/out/big with NBIG subdirectories, its mtime an hour ago */
@@ -302,6 +629,10 @@ DEFINE_TESTS(walk,
 	T(walk_getdents_error),
 	T(walk_wrong_d_ino),
 	T(walk_own_noise_exact),
+	T(walk_places_now_flagged),
+	T(walk_new_name_taken),
+	T(walk_no_overlap_not_flagged),
+	T(walk_listed_after_rename_flagged),
 	T(walk_large_dir_resumes),
 	T(walk_large_dir_changed_restarts),
 )
