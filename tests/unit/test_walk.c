@@ -191,6 +191,16 @@ static void walk_own_noise_exact(void **state)
 	assert_int_equal(count(f, INOFD_EV_INOTIFY, IN_CLOSE_NOWRITE, NULL), 2);
 }
 
+/* mk made, the tree t watched (IN_CREATE), its events drained and forgotten */
+static void start_t(struct fx *f, const char *be, const char *mk)
+{
+	mkdirs(f, PB(f, be, mk) + strlen(f->dir) + 1);
+	assert_true(inofd_watch_tree_at(f->in, AT_FDCWD, PB(f, be, "t"),
+					IN_CREATE, NULL) >= 0);
+	drain(f, 50);
+	f->n = 0;
+}
+
 /*
  * A walk looks at the file system as it is now; the records the kernel
  * queued before it, not parsed yet, are from before.  Here, while the
@@ -206,24 +216,28 @@ static const char *moved_during;	/* t/a, renamed to t/n/a in the walk */
 static const char *made_during;		/* t/a/f1, made before that */
 static const char *moved_to;
 
-static long moving_getdents(int fd, void *buf, size_t len)
+/* Is fd, which a walk lists, a directory called n (t/n)? */
+static bool lists_n(int fd)
 {
 	char lp[64], p[PATH_MAX];
+	const char *b;
 	ssize_t n;
 
 	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", fd);
 	n = readlink(lp, p, sizeof(p) - 1);
-	if (n > 0 && moved_during) {
-		const char *b;
+	if (n <= 0)
+		return false;
+	p[n] = '\0';
+	b = strrchr(p, '/');
+	return b && !strcmp(b + 1, "n");
+}
 
-		p[n] = '\0';
-		b = strrchr(p, '/');
-		if (b && !strcmp(b + 1, "n")) {
-			if (touch_path(made_during) ||
-			    rename(moved_during, moved_to))
-				return -1;
-			moved_during = NULL;
-		}
+static long moving_getdents(int fd, void *buf, size_t len)
+{
+	if (moved_during && lists_n(fd)) {
+		if (touch_path(made_during) || rename(moved_during, moved_to))
+			return -1;
+		moved_during = NULL;
 	}
 	return syscall(SYS_getdents64, fd, buf, len);
 }
@@ -237,11 +251,7 @@ static void walk_places_now_flagged(void **state)
 	EACH_BACKEND(f, be) {
 		int i, seen = 0;
 
-		mkdirs(f, PB(f, be, "t/a") + strlen(f->dir) + 1);
-		assert_true(inofd_watch_tree_at(f->in, AT_FDCWD,
-				PB(f, be, "t"), IN_CREATE, NULL) >= 0);
-		drain(f, 50);
-		f->n = 0;
+		start_t(f, be, "t/a");
 		snprintf(a, sizeof(a), "%s", PB(f, be, "t/a"));
 		snprintf(f1, sizeof(f1), "%s", PB(f, be, "t/a/f1"));
 		snprintf(to, sizeof(to), "%s", PB(f, be, "t/n/a"));
@@ -453,21 +463,10 @@ static const char *ren_from, *ren_to, *ren_made;
 
 static long renaming_getdents(int fd, void *buf, size_t len)
 {
-	char lp[64], p[PATH_MAX];
-	ssize_t n;
-
-	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", fd);
-	n = readlink(lp, p, sizeof(p) - 1);
-	if (n > 0 && ren_from) {
-		const char *b;
-
-		p[n] = '\0';
-		b = strrchr(p, '/');
-		if (b && !strcmp(b + 1, "n")) {
-			if (rename(ren_from, ren_to) || touch_path(ren_made))
-				return -1;
-			ren_from = NULL;
-		}
+	if (ren_from && lists_n(fd)) {
+		if (rename(ren_from, ren_to) || touch_path(ren_made))
+			return -1;
+		ren_from = NULL;
 	}
 	return syscall(SYS_getdents64, fd, buf, len);
 }
@@ -481,11 +480,7 @@ static void walk_listed_after_rename_flagged(void **state)
 	EACH_BACKEND(f, be) {
 		int i, seen = 0;
 
-		mkdirs(f, PB(f, be, "t") + strlen(f->dir) + 1);
-		assert_true(inofd_watch_tree_at(f->in, AT_FDCWD,
-				PB(f, be, "t"), IN_CREATE, NULL) >= 0);
-		drain(f, 50);
-		f->n = 0;
+		start_t(f, be, "t");
 		snprintf(from, sizeof(from), "%s", PB(f, be, "t/n"));
 		snprintf(to, sizeof(to), "%s", PB(f, be, "t/m"));
 		snprintf(made, sizeof(made), "%s", PB(f, be, "t/m/f1"));
