@@ -364,8 +364,10 @@ static bool excused(const char *dir)
 
 /*
  * Is line w (a run with a failure) line b of the run without, degraded
- * honestly?  A path the library could not make is NULL ("-"), and a
- * whole-instance RESCAN (wd -1) may stand for one directory's.
+ * honestly?  A path the library could not make is NULL ("-"), a path it
+ * can no longer vouch for is flagged INOFD_EVF_STALE_PATH (a walk's note
+ * of what it placed not kept: its tree unsure), and a whole-instance
+ * RESCAN (wd -1) may stand for one directory's.
  */
 static bool same_line(const char *b, size_t bl, const char *w, size_t wl)
 {
@@ -383,7 +385,9 @@ static bool same_line(const char *b, size_t bl, const char *w, size_t wl)
 	if (!strcmp(bf[0], "4") && !strcmp(wf[5], "-"))
 		return true;
 	for (int i = 1; i < 7; i++)
-		if (strcmp(bf[i], wf[i]) && !(i >= 5 && !strcmp(wf[i], "-")))
+		if (strcmp(bf[i], wf[i]) && !(i >= 5 && !strcmp(wf[i], "-")) &&
+		    !(i == 2 && strtoul(wf[2], NULL, 16) ==
+		      (strtoul(bf[2], NULL, 16) | INOFD_EVF_STALE_PATH)))
 			return false;
 	return true;
 }
