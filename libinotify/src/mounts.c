@@ -957,7 +957,14 @@ static void peek_gone(struct inofd *in, struct inofd__reg *r, int id,
 		peek_here(in, r, old);
 }
 
-/* Tree r, for each changed point of v. */
+/*
+ * Tree r, for each changed point of v; and every mount point recorded in
+ * r, changed or not: a table that changed may have had a mount of the
+ * tree elsewhere in between though its place now looks the same (moved
+ * away and back between two looks: mount_moved_away_and_back), and
+ * records read since may be from then, naming the mount's directories by
+ * watch.
+ */
 static void peek_tree(struct inofd *in, struct inofd__reg *r,
 		      const struct item *v, size_t nv)
 {
@@ -968,6 +975,9 @@ static void peek_tree(struct inofd *in, struct inofd__reg *r,
 			peek_here(in, r, v[i].path);
 		else
 			peek_gone(in, r, v[i].id, v[i].path);
+	for (i = 0; i < in->nmrec; i++)
+		if (in->mrec[i].reg == r->id)
+			peek_gone(in, r, in->mrec[i].mnt, NULL);
 }
 
 /*

@@ -402,6 +402,46 @@ static void mount_move_in_tree(void **state)
 }
 
 /*
+ * A mount of the tree moved away and back between two reads (oracle seed
+ * 310115): the table reads as before, but a directory made in the mount
+ * while it was away has a record naming the mount's root by its watch.
+ * Its path then (t/x/d) is not the tree's path of the mount (t/m/d):
+ * reported there, it must be flagged INOFD_EVF_STALE_PATH.
+ */
+static int away_body(struct fx *f)
+{
+	int wd, i;
+
+	MKD(P(f, "t"));
+	MKD(P(f, "t/m"));
+	MKD(P(f, "t/x"));
+	CHECK(mount("inofd", P(f, "t/m"), "tmpfs", 0, NULL) == 0, 2);
+	wd = inofd_watch_tree_at(f->in, AT_FDCWD, P(f, "t"), IN_CREATE, NULL);
+	CHECK(wd >= 0, 3);
+	CHECK(PUMP(f->in) >= 0, 4);
+	i = f->n;
+	CHECK(mount(P(f, "t/m"), P(f, "t/x"), NULL, MS_MOVE, NULL) == 0, 5);
+	MKD(P(f, "t/x/d"));
+	CHECK(mount(P(f, "t/x"), P(f, "t/m"), NULL, MS_MOVE, NULL) == 0, 6);
+	CHECK(PUMP(f->in) >= 0, 7);
+	CHECK(seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/m/d")) >= 0 ||
+	      seen(i, INOFD_EV_INOTIFY, IN_CREATE, P(f, "t/x/d")) >= 0, 8);
+	CHECK(unflagged_under(f, i, P(f, "t/m")) < 0, 9);
+	CHECK(umount(P(f, "t/m")) == 0, 10);
+	return 0;
+}
+
+static int away_child(void *arg)
+{
+	return run(arg, away_body);
+}
+
+static void mount_moved_away_and_back(void **state)
+{
+	expect(*state, away_child);
+}
+
+/*
  * A tmpfs over the root, and the covered root written through a
  * descriptor in the same batch: the file is in the covered root, not at
  * the path the tree had (which shows the tmpfs now).  Before the LOST its
@@ -1257,6 +1297,7 @@ DEFINE_TESTS(mounts,
 	T(mount_nested_in_tree),
 	T(mount_over_root_is_lost),
 	T(mount_move_in_tree),
+	T(mount_moved_away_and_back),
 	T(mount_over_root_fd_flagged),
 	T(mount_covered_new_dirs),
 	TN(mount_of_root_goes),
