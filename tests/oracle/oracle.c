@@ -275,6 +275,7 @@ struct run {
 	int nmchg;
 	unsigned long stale_flagged;	/* tree events flagged maybe stale */
 	bool mchg_chain;	/* one of them beside the root's chain */
+	bool mchg_every;	/* every active mount point added */
 
 	struct probe *probes;
 	int nprobes;
@@ -967,6 +968,33 @@ static void describe(struct run *r, const struct inofd_event *ev, char *b,
 		 ev->from_path ? ev->from_path : "");
 }
 
+static void mchg_add(struct run *r, const char *abs, const struct node *d);
+static void alias_chg(struct run *r, const struct mnt *mt);
+
+/*
+ * Once the table changed in a window, every active mount point is a
+ * changed one: a mount moved away and back between two of the library's
+ * looks leaves the table as it was, so the library marks every mount
+ * point of a tree at any change (mounts.c peek_tree(); oracle seed
+ * 310115), and records below any of them, or below an alias's source
+ * (alias_chg()), may be flagged.
+ */
+static void mchg_every(struct run *r)
+{
+	char abs[PATH_MAX];
+	int i;
+
+	if (r->mchg_every)
+		return;
+	r->mchg_every = true;
+	for (i = 0; i < MAXMNT; i++)
+		if (r->mnts[i].active) {
+			absp(r, r->mnts[i].mp, abs, sizeof(abs));
+			mchg_add(r, abs, r->mnts[i].mp);
+			alias_chg(r, &r->mnts[i]);
+		}
+}
+
 /* A mount point changed (mount, umount, move: both ends) since the last
  * check: its absolute path, and its node (whatever paths it had). */
 static void mchg_add(struct run *r, const char *abs, const struct node *d)
@@ -999,6 +1027,7 @@ static void mchg_add(struct run *r, const char *abs, const struct node *d)
 		rl[r->nmchg] = strdup(b + (k <= strlen(b) ? k : strlen(b)));
 	}
 	id[r->nmchg++] = d->id;
+	mchg_every(r);
 	/*
 	 * A point whose parent is above the root (out/, a side directory of
 	 * an ancestor): the library marks the whole tree when it cannot
@@ -1067,6 +1096,7 @@ static bool mchg_held(struct run *r, const char *q)
 static void mchg_reset(struct run *r)
 {
 	r->mchg_chain = false;
+	r->mchg_every = false;
 	while (r->nmchg) {
 		r->nmchg--;
 		free(r->mchg[r->nmchg]);
