@@ -419,7 +419,11 @@ $(GB)/tools/%: tests/guest/tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) $< -o $@
 
+# A recipe, empty, so that make looks at the archive's time again after
+# lib ran: without one it keeps the time it saw first, and a guest binary
+# is not relinked against the library just changed until the next make.
 libinotify/libinofd.a: lib
+	@:
 
 # The kselftests come from the patched tree, built against the repo's
 # copy of the uapi header (checked identical by uapi-check), 64- and 32-bit:
