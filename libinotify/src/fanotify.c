@@ -1033,8 +1033,11 @@ static int fid_at(int dirfd, const char *path, struct file_handle *fh,
 	return name_to_handle_at(dirfd, path, fh, &mnt, flags);
 }
 
-/* Does path hold c's object now (by its handle)? */
-static bool holds(const char *path, const struct rec *c)
+/*
+ * Does path hold c's object now (by its handle)?  -1: no handle can be
+ * taken to compare (a kernel without CONFIG_FHANDLE says ENOSYS).
+ */
+static int holds(const char *path, const struct rec *c)
 {
 	struct {
 		struct file_handle fh;
@@ -1043,7 +1046,7 @@ static bool holds(const char *path, const struct rec *c)
 
 	h.fh.handle_bytes = MAX_HANDLE_SZ;
 	if (fid_at(AT_FDCWD, path, &h.fh, 0))
-		return false;
+		return errno == ENOSYS || errno == EOPNOTSUPP ? -1 : 0;
 	return h.fh.handle_type == c->k.type &&
 	       h.fh.handle_bytes == c->k.bytes &&
 	       !memcmp(h.fh.f_handle, c->k.h, c->k.bytes);
@@ -1053,7 +1056,8 @@ static bool holds(const char *path, const struct rec *c)
  * fanotify merged an IN_CREATE and an IN_DELETE of name in od (one
  * object, c, under one name: an unlink and a link of one inode, in either
  * order).  Which came first is what the name is now: held by c (by
- * anything, without FAN_REPORT_TARGET_FID), the delete; gone, the create.
+ * anything, without FAN_REPORT_TARGET_FID or where no handle can be
+ * taken to compare: relink_no_fhandle), the delete; gone, the create.
  * 1: delete first, 0: create first, -1: not known (od's path, as the
  * library has it now, is not od: a record not applied yet moved it).
  * By path, no descriptor: a descriptor of a watched directory would be
@@ -1073,7 +1077,7 @@ static int delete_first(struct inofd *in, const struct obj *od,
 		return -1;
 	if (lstat(p, &st))
 		return errno == ENOENT ? 0 : -1;
-	return !in->fan->target_fid || !c->have || holds(p, c);
+	return !in->fan->target_fid || !c->have || holds(p, c) != 0;
 }
 
 /* od's records for an entry's event (bits), a merged create and delete
