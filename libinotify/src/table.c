@@ -597,6 +597,22 @@ int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)
 }
 
 /*
+ * Tree r is unsure until the records the kernel held at stream offset at
+ * are parsed (caught_up(), dispatch.c): its events are flagged
+ * INOFD_EVF_STALE_PATH meanwhile.
+ */
+static void unsure_until(struct inofd *in, struct inofd__reg *r, uint64_t at)
+{
+	if (!r || r->kind != INOFD__REG_TREE || r->lost)
+		return;
+	r->unsure = true;
+	in->unsure = true;
+	if (at > in->sure_pos)
+		in->sure_pos = at;
+	inofd__paths_changed(in);
+}
+
+/*
  * After a loss (tree r unsure), its crawl put a directory the library
  * already watched where it is now, or ended (run_one()'s sweep): that is
  * the present.  The records queued before that step and not parsed yet
@@ -612,31 +628,8 @@ int inofd__kwd_of(const struct inofd *in, dev_t dev, ino_t ino)
  */
 void inofd__placed_now(struct inofd *in, struct inofd__reg *r)
 {
-	uint64_t at;
-
-	if (!r->unsure)
-		return;	/* no loss: the records in hand are in order */
-	at = inofd__stream_now(in);
-	in->unsure = true;
-	if (at > in->sure_pos)
-		in->sure_pos = at;
-	inofd__paths_changed(in);
-}
-
-/*
- * Tree r is unsure until the records the kernel held at stream offset at
- * are parsed (caught_up(), dispatch.c): its events are flagged
- * INOFD_EVF_STALE_PATH meanwhile.
- */
-static void unsure_until(struct inofd *in, struct inofd__reg *r, uint64_t at)
-{
-	if (!r || r->kind != INOFD__REG_TREE || r->lost)
-		return;
-	r->unsure = true;
-	in->unsure = true;
-	if (at > in->sure_pos)
-		in->sure_pos = at;
-	inofd__paths_changed(in);
+	if (r->unsure)	/* else no loss: the records in hand are in order */
+		unsure_until(in, r, inofd__stream_now(in));
 }
 
 /*

@@ -216,6 +216,7 @@ static int known_child(struct inofd *in, struct inofd__mem *m,
 		       bool list)
 {
 	struct inofd__reg *r = m->reg;
+	bool moved, found;
 	int e;
 
 	/* a bind mount of an ancestor */
@@ -247,23 +248,23 @@ static int known_child(struct inofd *in, struct inofd__mem *m,
 	    inofd__tree_entry_is(in, c->parent, c->name, c->kw) &&
 	    mount_root(dfd, cfd))
 		return 0;
-	if (c->parent != m || strcmp(c->name, name)) {
+	moved = c->parent != m || strcmp(c->name, name);
+	found = c->moving || c->shadow || c->xpart;
+	if (moved) {
 		/* ours, found elsewhere by a re-walk: it is here */
 		e = node_move(in, c, m, name);
 		if (e < 0)
 			return e;
-		if (w->crawl)	/* after a loss: the present */
-			inofd__placed_now(in, r);
-		inofd__placed_add(in, c);	/* the present: judged */
-	} else if (c->moving || c->shadow || c->xpart) {
-		inofd__placed_add(in, c);
 	}
-	if (c->moving || c->shadow || c->xpart) {
-		/* found where it is, by identity */
+	if (moved || found) {
+		/* where it is, by identity: the present, judged by the
+		 * records that wait, and after a loss unsure until read */
 		c->moving = c->shadow = c->xpart = false;
 		if (w->crawl)
 			inofd__placed_now(in, r);
-		inofd__paths_changed(in);
+		inofd__placed_add(in, c);
+		if (found)
+			inofd__paths_changed(in);
 	}
 	if (!w->crawl)
 		return inofd__tree_reached(in, c);
