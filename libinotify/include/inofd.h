@@ -168,7 +168,9 @@ enum inofd_event_type {
 					 * the names the walk found
 					 * (inofd_read(3)).  Or read after the
 					 * mount table changed at or above
-					 * the event's directory, before the
+					 * the event's directory, or anywhere
+					 * if it is at or below a mount point
+					 * inside the tree, before the
 					 * library acted on it (the RESCAN
 					 * follows).  Or a walk's synthetic
 					 * IN_CREATE listed in a directory
