@@ -972,12 +972,14 @@ static void mchg_add(struct run *r, const char *abs, const struct node *d);
 static void alias_chg(struct run *r, const struct mnt *mt);
 
 /*
- * Once the table changed in a window, every active mount point is a
- * changed one: a mount moved away and back between two of the library's
- * looks leaves the table as it was, so the library marks every mount
- * point of a tree at any change (mounts.c peek_tree(); oracle seed
- * 310115), and records below any of them, or below an alias's source
- * (alias_chg()), may be flagged.
+ * Once the table changed in a window, every active mount point in the
+ * tree is a changed one: a mount moved away and back between two of the
+ * library's looks leaves the table as it was, so the library marks every
+ * mount point a tree recorded (those inside it) at any change (mounts.c
+ * peek_tree(); oracle seed 310115), and records below any of them, or
+ * below an alias's source (alias_chg()), may be flagged.  A point outside
+ * the tree (moved beside the chain) is not recorded, and stays as strict
+ * as before.
  */
 static void mchg_every(struct run *r)
 {
@@ -988,7 +990,7 @@ static void mchg_every(struct run *r)
 		return;
 	r->mchg_every = true;
 	for (i = 0; i < MAXMNT; i++)
-		if (r->mnts[i].active) {
+		if (r->mnts[i].active && in_tree(r, r->mnts[i].mp)) {
 			absp(r, r->mnts[i].mp, abs, sizeof(abs));
 			mchg_add(r, abs, r->mnts[i].mp);
 			alias_chg(r, &r->mnts[i]);
