@@ -191,6 +191,7 @@ help:
 	@echo "make oracle-soak the oracle's host soak: fresh seeds of every generator set, procfd and fanotify,"
 	@echo "                 root and uid 65534 (SOAK_FIRST=110001, 1,001 seeds per backend as root, 209 as uid 65534)"
 	@echo "make oracle-guest   the oracle in the guest, ORACLE_SOAK_SEEDS=1000 seeds, both backends and users"
+	@echo "                 (ORACLE_FIRST=N: seeds N.. instead of 1..)"
 	@echo "                 (ORACLE_FEATURES=NXLRMCEWYUPFO: the oracle's -N ... -U -P -F -O, here and in guest-test)"
 	@echo "make shell       interactive shell in the guest (Ctrl-A X quits QEMU)"
 	@echo "make unit        host unit tests only"
@@ -621,11 +622,13 @@ soak: need kernel initramfs
 
 # The oracle in the guest at soak size: lib_oracle (both backends, root
 # with floods and uid 65534) for ORACLE_SOAK_SEEDS seeds x ORACLE_OPS ops
-# each, in one boot of the default kernel.
+# each, in one boot of the default kernel; ORACLE_FIRST=N starts at seed N
+# (fresh seeds), else at 1.
 oracle-guest: need kernel initramfs
 	@QEMU_MEM=$(QEMU_MEM) QEMU_TIMEOUT=$$(( $(ORACLE_SOAK_SEEDS) * $(ORACLE_OPS) / 5 + 1200 )) \
 		scripts/run-guest.sh check $(BZIMAGE) $(INITRD) $(GB)/oracle-guest.log \
 		inofd.tests=lib_oracle inofd.oracle=$(ORACLE_SOAK_SEEDS)x$(ORACLE_OPS) \
+		$(if $(ORACLE_FIRST),inofd.oracle_first=$(ORACLE_FIRST)) \
 		$(if $(ORACLE_FEATURES),oracle_features=$(ORACLE_FEATURES)); \
 	rc=$$?; grep -E '^# oracle:|^(not )?ok' $(GB)/oracle-guest.log; exit $$rc
 

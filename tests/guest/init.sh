@@ -5,7 +5,8 @@
 # what it does:
 #   inofd.mode=check   run /tests/tests.list (or inofd.tests=a,b,c), TAP out
 #                      (inofd.soak=SECONDS: stress and fuzz tests run that long;
-#                      inofd.oracle=SEEDSxOPS: lib_oracle runs that many)
+#                      inofd.oracle=SEEDSxOPS: lib_oracle runs that many,
+#                      inofd.oracle_first=N: from seed N, not 1)
 #   inofd.mode=demo    run /demo.sh, the examples/watch-fd story
 #   inofd.mode=shell   an interactive shell on the serial console
 #   inofd.mode=bench   run /bench/run.sh if present (inofd.bench=P1,P2:
@@ -31,6 +32,7 @@ mode=check
 only=
 soak=
 oracle=
+oracle_first=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	inofd.mode=*) mode=${arg#inofd.mode=} ;;
@@ -41,6 +43,7 @@ for arg in $(cat /proc/cmdline); do
 	inofd.bench_scale=*) export BENCH_SCALE=${arg#inofd.bench_scale=} ;;
 	inofd.soak=*) soak=${arg#inofd.soak=} ;;
 	inofd.oracle=*) oracle=${arg#inofd.oracle=} ;;
+	inofd.oracle_first=*) oracle_first=${arg#inofd.oracle_first=} ;;
 	esac
 done
 
@@ -177,7 +180,7 @@ while read -r name user tmo cmd; do
 	if [ "$name" = lib_oracle ] && [ -n "$oracle" ]; then
 		oc=${oracle%x*}
 		oo=${oracle#*x}
-		cmd=$(echo "$cmd" | sed "s/-c [0-9]* -n [0-9]*/-c $oc -n $oo/")
+		cmd=$(echo "$cmd" | sed "s/-c [0-9]* -n [0-9]*/-c $oc -n $oo${oracle_first:+ -S $oracle_first}/")
 		tmo=$((tmo + oc * oo / 10))
 	# On the debug kernel each oracle line runs a third of its seeds
 	# (at least 1): every generator still runs under KASAN, lockdep and
