@@ -15,7 +15,9 @@ renamed in a recursive watch), with what libinofd guarantees:
   moved into the tree is watched before it is listed, and every entry
   found in it comes as a created event with is_synthetic True, so
   os.makedirs("a/b/c") or a tree moved in reports every directory and
-  file (an entry may come twice, never zero times);
+  file that is still there when its directory is listed (an entry may
+  come twice; one made and removed before the library watched its new
+  directory is not seen);
 * moves are paired by the library: a rename within the watch is one
   FileMovedEvent / DirMovedEvent; a move out of the watch is a deleted
   event, a move in a created event (generate_full_events=True: a moved
