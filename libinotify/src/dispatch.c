@@ -655,11 +655,40 @@ static int read_held(struct inofd *in)
 	return read_backlog(in, false);
 }
 
+/*
+ * Walks wait for the halves and held records in hand (settle() below),
+ * but a storm of directory renames across a tree's edge always has one
+ * waiting: each directory that came in stays unwatched, and its halves
+ * wait for partners that cannot come (tests/probes/writers: no walk ran
+ * in 15 s).  So a wait is bounded: after INOFD__WALK_WAIT_WINDOWS pairing
+ * windows, the halves and held records are decided with what is in hand,
+ * as at their deadlines (a pair split so is a MOVE_OUT and a MOVE_IN),
+ * until the walks have run.
+ */
+#define INOFD__WALK_WAIT_WINDOWS 2
+
+static void walk_wait(struct inofd *in, uint64_t now)
+{
+	uint64_t bound = (uint64_t)(in->pair_ms ? in->pair_ms : 1) *
+			 INOFD__WALK_WAIT_WINDOWS * 1000000u;
+
+	if (in->more || !inofd__walk_pending(in) ||
+	    (!in->xw.reg && !in->held && !in->npend_dir)) {
+		in->walk_blocked = 0;
+		in->walk_starved = false;
+	} else if (!in->walk_blocked) {
+		in->walk_blocked = now;
+	} else if (now - in->walk_blocked >= bound) {
+		in->walk_starved = true;
+	}
+}
+
 /* After a batch: due halves and windows, crawls, walk steps, rescans. */
 static int settle(struct inofd *in)
 {
 	uint64_t now = inofd__now_ns();
 
+	walk_wait(in, now);
 	inofd__halves_due(in, now);
 	inofd__win_expire(in, now);
 	inofd__xw_due(in, now);

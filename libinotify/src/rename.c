@@ -1317,8 +1317,9 @@ static bool self_due(struct inofd *in, const struct inofd__pend *p, int to_wd)
 	const struct inofd__kw *d;
 	const struct inofd__mem *m;
 
-	if (!p || !(p->mask & IN_ISDIR) || p->self < 0 || in->nohold)
-		return false;
+	if (!p || !(p->mask & IN_ISDIR) || p->self < 0 || in->nohold ||
+	    in->walk_starved)
+		return false;	/* starved: a directory's half decides now */
 	/* a node below a root: a root or a directory above one has its own
 	 * wait, after the TO (chain_renamed(), in->xw) */
 	d = inofd__kw_find(in, p->self);
@@ -1407,7 +1408,9 @@ again:
 			 * whatever the time: the window counts from then */
 			if (!now)
 				now = inofd__now_ns();
-			if (!in->nohold && (in->more || p->deadline > now))
+			if (!in->nohold &&
+			    !(in->walk_starved && (p->mask & IN_ISDIR)) &&
+			    (in->more || p->deadline > now))
 				return true;
 			break;
 		}
@@ -1446,11 +1449,15 @@ static bool held_partner(const struct inofd *in, const struct inofd__pend *p)
 /*
  * The window is for a half that ends what the kernel had queued: with
  * records still unread (in->more), its partner may be the next one, and
- * the next record settles it either way.
+ * the next record settles it either way.  Walks that waited too long for
+ * the halves (in->walk_starved, dispatch.c's settle()) have every
+ * directory's half decided now, as at its deadline; a file's keeps its
+ * window (a file's half holds walks up only while a record waits on it,
+ * for one window at most).
  */
 void inofd__halves_due(struct inofd *in, uint64_t now)
 {
-	struct inofd__pend *p;
+	struct inofd__pend *p, *next;
 
 	while (!in->more && in->pfirst &&
 	       !held_partner(in, in->pfirst) &&
@@ -1458,12 +1465,26 @@ void inofd__halves_due(struct inofd *in, uint64_t now)
 		moved_out(in, p);
 		pend_put(in, p);
 	}
+	if (in->more || !in->walk_starved)
+		return;
+	for (p = in->pfirst; p; p = next) {
+		next = p->tnext;
+		if (!(p->mask & IN_ISDIR) || held_partner(in, p))
+			continue;
+		p = pend_take(in, p->cookie);
+		if (!p)
+			continue;
+		moved_out(in, p);
+		pend_put(in, p);
+		next = in->pfirst;	/* moved_out() may decide others */
+	}
 }
 
 /* A wait above a root (in->xw) not told in time: checked. */
 void inofd__xw_due(struct inofd *in, uint64_t now)
 {
-	if (in->xw.reg && !in->more && in->xw.deadline <= now)
+	if (in->xw.reg && !in->more &&
+	    (in->xw.deadline <= now || in->walk_starved))
 		xw_decide(in, -1);
 }
 

@@ -470,6 +470,12 @@ struct inofd {
 	bool			held;		/* the parse stopped at scur: a
 						 * record waits for a half's
 						 * partner (dispatch.c) */
+	uint64_t		walk_blocked;	/* since when walks wait for
+						 * halves and held records (0:
+						 * they do not; dispatch.c) */
+	bool			walk_starved;	/* waited too long: halves are
+						 * decided with what is in hand
+						 * (rename.c) */
 	/* the stream: records read, not parsed yet; scur's stream offset */
 	const char		*scur, *send;
 	uint64_t		spos;

@@ -27,10 +27,13 @@
  * later path").  Anything else is an unflagged wrong path.
  *
  *   writers [-B procfd|fanotify] [-n RUNS] [-s SECONDS] [-w WRITERS]
- *           [-p WRITE_PAUSE_US] [-r RENAME_PAUSE_US] [-v]
+ *           [-p WRITE_PAUSE_US] [-r RENAME_PAUSE_US] [-S] [-v]
  *
  * One line per run; exit 1 if any run had an unflagged wrong path, 2 on
- * a setup error.
+ * a setup error.  -S (walks keep up): exit 3 if a run's second half (by
+ * the renames' sequence) made 1,000 or more writes in the tree and not
+ * one of them was reported: the walks of the directories that came in
+ * never ran while the renames went on.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -297,7 +300,8 @@ static void writer(int i, int pause_us)
 struct count {
 	uint64_t last_rescan, last_flagged;
 	long events, creates, checked, ambiguous, unchecked, ok, nopath,
-	     wrong, flagged_wrong, flagged, rescans, listed, intree, missed;
+	     wrong, flagged_wrong, flagged, rescans, listed, intree, missed,
+	     late, late_missed;
 };
 
 /*
@@ -462,6 +466,7 @@ static int setup(struct world *w)
  */
 static void missed(struct count *c, int verbose)
 {
+	unsigned int half = atomic_load(&S->seq) / 2;
 	size_t rl = strlen(rpath);
 	unsigned int q;
 	int i;
@@ -474,8 +479,12 @@ static void missed(struct count *c, int verbose)
 			    strncmp(r->path, rpath, rl) || r->path[rl] != '/')
 				continue;
 			c->intree++;
+			if (r->seq >= half)
+				c->late++;
 			if (r->reported)
 				continue;
+			if (r->seq >= half)
+				c->late_missed++;
 			if (verbose > 1)
 				fprintf(stderr, "  not reported: w%d-%ld in %s (sequence %u)\n",
 					i, atomic_load(&r->k) - 1, r->path, r->seq);
@@ -563,11 +572,12 @@ int main(int argc, char **argv)
 	unsigned int flags = 0;
 	int runs = 1, wpause = 200, rpause = 500, c, r;
 	double secs = 15;
-	int verbose = 0;
+	int verbose = 0, starve = 0;
+	bool check_starve = false;
 	long total = 0, listed = 0, flagged = 0, missed = 0, intree = 0;
 	const char *bname = "default";
 
-	while ((c = getopt(argc, argv, "B:n:s:w:p:r:vL:")) != -1) {
+	while ((c = getopt(argc, argv, "B:n:s:w:p:r:vL:S")) != -1) {
 		if (c == 'B' && !strcmp(optarg, "procfd"))
 			flags = INOFD_FORCE_PROCFD;
 		else if (c == 'B' && !strcmp(optarg, "fanotify"))
@@ -584,6 +594,8 @@ int main(int argc, char **argv)
 			rpause = atoi(optarg);
 		else if (c == 'v')
 			verbose++;
+		else if (c == 'S')
+			check_starve = true;
 		else if (c == 'L' && !(rlog = fopen(optarg, "w")))
 			return 2;
 		else if (c != 'L')
@@ -617,11 +629,18 @@ int main(int argc, char **argv)
 		flagged += k.flagged;
 		missed += k.missed;
 		intree += k.intree;
+		if (k.late >= 1000 && k.late_missed == k.late) {
+			printf("writers %s run %d: none of the %ld writes in the tree in the run's second half was reported (walks starved)\n",
+			       bname, r, k.late);
+			starve++;
+		}
 	}
 	printf("writers %s: %ld unflagged wrong paths in %d runs (%ld synthetic at a later path, %ld flagged); %ld of %ld writes in the tree not reported\n",
 	       bname, total, runs, listed, flagged, missed, intree);
-	return total ? 1 : 0;
+	if (total)
+		return 1;
+	return check_starve && starve ? 3 : 0;
 usage:
-	fprintf(stderr, "usage: writers [-B procfd|fanotify] [-n RUNS] [-s SECONDS] [-w WRITERS] [-p WRITE_PAUSE_US] [-r RENAME_PAUSE_US] [-v]\n");
+	fprintf(stderr, "usage: writers [-B procfd|fanotify] [-n RUNS] [-s SECONDS] [-w WRITERS] [-p WRITE_PAUSE_US] [-r RENAME_PAUSE_US] [-S] [-v]\n");
 	return 2;
 }
