@@ -661,16 +661,17 @@ static int read_held(struct inofd *in)
  * waiting: each directory that came in stays unwatched, and its halves
  * wait for partners that cannot come (tests/probes/writers: no walk ran
  * in 15 s).  So a wait is bounded: after INOFD__WALK_WAIT_WINDOWS pairing
- * windows, the halves and held records are decided with what is in hand,
- * as at their deadlines (a pair split so is a MOVE_OUT and a MOVE_IN),
- * until the walks have run.
+ * windows (in->walk_starved), the directories' halves, the records held
+ * for them and a wait above a root are decided with what is in hand, as
+ * at their deadlines (a pair split so is a MOVE_OUT and a MOVE_IN); a
+ * file's half keeps its window (rename.c, inofd__halves_due()).
  */
 #define INOFD__WALK_WAIT_WINDOWS 2
 
 static void walk_wait(struct inofd *in, uint64_t now)
 {
-	uint64_t bound = (uint64_t)(in->pair_ms ? in->pair_ms : 1) *
-			 INOFD__WALK_WAIT_WINDOWS * 1000000u;
+	uint64_t bound = (uint64_t)in->pair_ms * INOFD__WALK_WAIT_WINDOWS *
+			 1000000u;
 
 	if (in->more || !inofd__walk_pending(in) ||
 	    (!in->xw.reg && !in->held && !in->npend_dir)) {

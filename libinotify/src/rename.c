@@ -1468,15 +1468,12 @@ void inofd__halves_due(struct inofd *in, uint64_t now)
 	if (in->more || !in->walk_starved)
 		return;
 	for (p = in->pfirst; p; p = next) {
-		next = p->tnext;
+		next = p->tnext;	/* moved_out() leaves the list as it is */
 		if (!(p->mask & IN_ISDIR) || held_partner(in, p))
 			continue;
-		p = pend_take(in, p->cookie);
-		if (!p)
-			continue;
+		pend_unlink(in, p);
 		moved_out(in, p);
 		pend_put(in, p);
-		next = in->pfirst;	/* moved_out() may decide others */
 	}
 }
 

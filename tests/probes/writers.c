@@ -464,7 +464,7 @@ static int setup(struct world *w)
  * not watch yet (moved in from outside the tree, listed later, the file
  * gone by then): no watch, no record.
  */
-static void missed(struct count *c, int verbose)
+static void count_missed(struct count *c, int verbose)
 {
 	unsigned int half = atomic_load(&S->seq) / 2;
 	size_t rl = strlen(rpath);
@@ -474,17 +474,16 @@ static void missed(struct count *c, int verbose)
 	for (i = 0; i < nw; i++)
 		for (q = 0; q < RING; q++) {
 			const struct wrec *r = &S->ring[i][q];
+			bool late = r->seq >= half;
 
 			if (!atomic_load(&r->kend) || r->ambiguous ||
 			    strncmp(r->path, rpath, rl) || r->path[rl] != '/')
 				continue;
 			c->intree++;
-			if (r->seq >= half)
-				c->late++;
+			c->late += late;
 			if (r->reported)
 				continue;
-			if (r->seq >= half)
-				c->late_missed++;
+			c->late_missed += late;
 			if (verbose > 1)
 				fprintf(stderr, "  not reported: w%d-%ld in %s (sequence %u)\n",
 					i, atomic_load(&r->k) - 1, r->path, r->seq);
@@ -559,7 +558,7 @@ static int run(int no, unsigned int flags, double secs, int wpause,
 		if (quiet && now() > quiet && inofd_timeout(in) < 0)
 			break;
 	}
-	missed(c, verbose);
+	count_missed(c, verbose);
 	inofd_free(in);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
 	if (system(cmd) || bad)
